@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: MIT
+# libmpi is compiled once per (netmod, force_am) variant: the device, api, shm
+# and rma layers are templates/inline code over the active netmod, so they
+# cannot be shared between variants. util and dame are netmod-independent
+# static libraries linked into every variant.
+
+file(GLOB CH4LITE_CORE_SOURCES CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/src/api/*.cpp
+  ${PROJECT_SOURCE_DIR}/src/device/*.cpp
+  ${PROJECT_SOURCE_DIR}/src/shm/*.cpp
+  ${PROJECT_SOURCE_DIR}/src/rma/*.cpp)
+
+function(ch4lite_variant_config outdir netmod force_am)
+  if(force_am)
+    set(CH4LITE_FORCE_AM_VALUE 1)
+  else()
+    set(CH4LITE_FORCE_AM_VALUE 0)
+  endif()
+  set(CH4LITE_NETMOD_NAME ${netmod})
+  configure_file(${PROJECT_SOURCE_DIR}/src/netmod/active_netmod.hpp.in
+                 ${outdir}/active_netmod.hpp @ONLY)
+endfunction()
+
+function(ch4lite_add_mpi_library target libdir netmod force_am)
+  set(gen ${CMAKE_BINARY_DIR}/generated/${target})
+  ch4lite_variant_config(${gen} ${netmod} ${force_am})
+  file(GLOB nm_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/netmod/${netmod}/*.cpp)
+  add_library(${target} SHARED ${CH4LITE_CORE_SOURCES} ${nm_sources})
+  target_include_directories(${target}
+    PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    PRIVATE ${gen} ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(${target} PRIVATE ${CH4LITE_WARNINGS} -fvisibility=hidden)
+  target_compile_definitions(${target} PRIVATE CH4LITE_BUILDING_LIBMPI
+    CH4LITE_INSTALL_PREFIX="${CMAKE_INSTALL_PREFIX}")
+  target_link_libraries(${target} PRIVATE ch4lite_dame ch4lite_util PkgConfig::FABRIC
+    PkgConfig::HWLOC Threads::Threads rt)
+  # Every variant is named libmpi.so.1 so that programs built once run against
+  # any of them; the forced-AM variant lives in its own directory.
+  set_target_properties(${target} PROPERTIES OUTPUT_NAME mpi
+    VERSION ${PROJECT_VERSION} SOVERSION 1 LIBRARY_OUTPUT_DIRECTORY ${libdir})
+  # libmpi_abi.so: the same library under the standard-ABI name.
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -E create_symlink libmpi.so.1 ${libdir}/libmpi_abi.so.1
+    COMMAND ${CMAKE_COMMAND} -E create_symlink libmpi_abi.so.1 ${libdir}/libmpi_abi.so
+    VERBATIM)
+endfunction()
+
+function(ch4lite_add_netmod_check netmod)
+  set(gen ${CMAKE_BINARY_DIR}/generated/check_${netmod})
+  ch4lite_variant_config(${gen} ${netmod} OFF)
+  file(GLOB nm_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/netmod/${netmod}/*.cpp)
+  add_library(netmod_check_${netmod} STATIC ${nm_sources}
+    ${PROJECT_SOURCE_DIR}/src/netmod/${netmod}_check.cpp)
+  target_include_directories(netmod_check_${netmod} PRIVATE ${gen} ${PROJECT_SOURCE_DIR}/src
+    ${PROJECT_SOURCE_DIR}/include)
+  target_compile_options(netmod_check_${netmod} PRIVATE ${CH4LITE_WARNINGS})
+  target_link_libraries(netmod_check_${netmod} PRIVATE PkgConfig::FABRIC)
+endfunction()

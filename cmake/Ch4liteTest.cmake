@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: MIT
+# Test registration helpers (STYLE.md #11). Suites live in test/<suite>/ or
+# test/unit/<component>/, each with its own CMakeLists.txt; a suite never
+# add_subdirectory()s its children (test/CMakeLists.txt finds them all).
+#
+# Tests call our tools by their build paths, never mpicc/mpiexec from PATH.
+set(CH4LITE_MPIEXEC ${CMAKE_BINARY_DIR}/bin/mpiexec)
+set(CH4LITE_AM_LIBDIR ${CMAKE_BINARY_DIR}/am/lib)
+find_program(CH4LITE_HYDRA mpiexec.hydra)
+include(GoogleTest)
+
+# ch4lite_unit_test(<name> SOURCES <files> [LIBS <targets>])
+# A single-process GoogleTest binary; each TEST becomes a ctest test.
+function(ch4lite_unit_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src
+    ${PROJECT_SOURCE_DIR}/include ${T_INCLUDES})
+  target_compile_options(${name} PRIVATE ${CH4LITE_WARNINGS})
+  target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main ${T_LIBS})
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
+  gtest_discover_tests(${name} TEST_PREFIX "unit." DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT 300)
+endfunction()
+
+# The (netmod path, shm) variants an MPI test runs in. "tagged" uses the
+# default libmpi (native fi_tsend/fi_trecv), "am" swaps in the forced-AM build
+# through LD_LIBRARY_PATH (same soname, same ABI). shm on/off is a runtime
+# switch. The program can check which library it got: CH4LITE_EXPECT_PATH.
+set(CH4LITE_TEST_PATHS tagged am CACHE STRING "netmod paths MPI tests run on")
+set(CH4LITE_TEST_SHM on off CACHE STRING "shm settings MPI tests run with")
+
+# ch4lite_mpi_program(<name> SOURCES <files> [LIBS ...])  -- builds only.
+function(ch4lite_mpi_program name)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${T_SOURCES})
+  target_link_libraries(${name} PRIVATE mpi ${T_LIBS})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/test/mpi/common)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
+endfunction()
+
+# ch4lite_mpi_test(<name> SOURCES <files> [NP 2 3 4] [PATHS tagged am]
+#                  [SHM on off] [ARGS ...] [ENV K=V ...] [TIMEOUT s]
+#                  [WILL_FAIL] [PASS_REGEX re] [LABELS ...] [NO_HYDRA])
+# Builds the program and registers mpi.<name>.np<N>.<path>.shm<on|off> tests
+# run under our mpiexec, plus hydra.<name>.np<N> under mpiexec.hydra when
+# installed (unless NO_HYDRA).
+function(ch4lite_mpi_test name)
+  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX"
+    "SOURCES;NP;PATHS;SHM;ARGS;ENV;LABELS;LIBS" ${ARGN})
+  if(NOT T_NP)
+    set(T_NP 2 3 4)
+  endif()
+  if(NOT T_PATHS)
+    set(T_PATHS ${CH4LITE_TEST_PATHS})
+  endif()
+  if(NOT T_SHM)
+    set(T_SHM ${CH4LITE_TEST_SHM})
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  if(T_SOURCES)
+    ch4lite_mpi_program(${name} SOURCES ${T_SOURCES} LIBS ${T_LIBS})
+  endif()
+  set(genv)
+  foreach(kv ${T_ENV})
+    string(FIND "${kv}" "=" eq)
+    string(SUBSTRING "${kv}" 0 ${eq} k)
+    math(EXPR eq1 "${eq} + 1")
+    string(SUBSTRING "${kv}" ${eq1} -1 v)
+    list(APPEND genv -genv ${k} ${v})
+  endforeach()
+  foreach(np ${T_NP})
+    foreach(path ${T_PATHS})
+      if(path STREQUAL "am")
+        if(NOT TARGET mpi_am)
+          continue()
+        endif()
+        set(penv -genv LD_LIBRARY_PATH ${CH4LITE_AM_LIBDIR} -genv CH4LITE_EXPECT_PATH am)
+      else()
+        set(penv -genv CH4LITE_EXPECT_PATH ${path})
+      endif()
+      foreach(shm ${T_SHM})
+        if(shm STREQUAL "on")
+          set(senv -genv CH4LITE_SHM 1)
+        else()
+          set(senv -genv CH4LITE_SHM 0)
+        endif()
+        set(tname mpi.${name}.np${np}.${path}.shm${shm})
+        add_test(NAME ${tname} COMMAND ${CH4LITE_MPIEXEC} -n ${np} -maxtime ${T_TIMEOUT}
+          ${penv} ${senv} ${genv} $<TARGET_FILE:${name}> ${T_ARGS})
+        set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "mpi;${T_LABELS}"
+          PROCESSORS 2)
+        if(T_WILL_FAIL)
+          set_tests_properties(${tname} PROPERTIES WILL_FAIL TRUE)
+        endif()
+        if(T_PASS_REGEX)
+          set_tests_properties(${tname} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+        endif()
+      endforeach()
+    endforeach()
+    if(CH4LITE_HYDRA AND NOT T_NO_HYDRA)
+      set(tname hydra.${name}.np${np})
+      set(henv)
+      foreach(kv ${T_ENV})
+        string(FIND "${kv}" "=" eq)
+        string(SUBSTRING "${kv}" 0 ${eq} k)
+        math(EXPR eq1 "${eq} + 1")
+        string(SUBSTRING "${kv}" ${eq1} -1 v)
+        list(APPEND henv -genv ${k} ${v})
+      endforeach()
+      add_test(NAME ${tname} COMMAND ${CH4LITE_HYDRA} -n ${np} ${henv}
+        -genv CH4LITE_EXPECT_PATH tagged $<TARGET_FILE:${name}> ${T_ARGS})
+      set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "hydra;${T_LABELS}"
+        PROCESSORS 2)
+      if(T_WILL_FAIL)
+        set_tests_properties(${tname} PROPERTIES WILL_FAIL TRUE)
+      endif()
+      if(T_PASS_REGEX)
+        set_tests_properties(${tname} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+      endif()
+    endif()
+  endforeach()
+endfunction()

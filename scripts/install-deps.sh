@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Installs the Debian packages ch4lite needs, if any are missing. Idempotent
+# and quiet when everything is present.
+#   required: build tools, libfabric, hwloc, GoogleTest
+#   optional (side-by-side benchmarks and launcher-compatibility tests):
+#             MPICH (Hydra) and Open MPI; skip with CH4LITE_NO_PEERS=1
+set -eu
+required="cmake g++ make pkg-config libfabric-dev libfabric-bin libhwloc-dev hwloc googletest libgtest-dev"
+peers="mpich libmpich-dev openmpi-bin libopenmpi-dev"
+want="$required"
+[ "${CH4LITE_NO_PEERS:-0}" = 1 ] || want="$want $peers"
+
+missing=""
+for p in $want; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "ch4lite: installing missing Debian packages:$missing"
+if [ "$(id -u)" = 0 ]; then
+  sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+  sudo="sudo"
+else
+  echo "ch4lite: not root and no sudo; please run: apt-get install$missing" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+# Try with the current package lists first; refresh them once if that fails
+# (a fresh machine may have none).
+if ! $sudo apt-get install -y -qq --no-install-recommends $missing; then
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends $missing
+fi

@@ -1,0 +1,2 @@
+// SPDX-License-Identifier: MIT
+// (placeholder so the library is never empty; removed when DAME lands)

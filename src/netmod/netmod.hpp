@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+// THE netmod contract. This header is everything the device knows about a
+// network module; docs/netmod-guide.md explains it with the stub as template.
+//
+// A netmod is a class satisfying `concept netmod`. CMake picks exactly one per
+// libmpi build and generates active_netmod.hpp:
+//     using active_netmod = ch4lite::nm::ofi::netmod;
+// The device calls it directly (inline, no virtual, no function pointer).
+//
+// Mandatory services
+//   init(bootstrap&)  open the fabric, publish our address, read everyone's
+//   finalize()        close everything (RAII), after a final barrier
+//   progress()        poll completions; deliver arrived AMs to dev::am_dispatch
+//                     and completions to dev::nm_send_done / nm_recv_done;
+//                     returns the number of events handled (0 = idle)
+//   am_send(...)      one active message: header (<= caps.am_header_max) plus
+//                     a payload IOV (total <= caps.am_payload_max, at most
+//                     caps.iov_limit entries if caps.am_payload_iov, else 1)
+//                     Returns ok (buffers reusable now), in_progress
+//                     (dev::nm_send_done(state) follows), again (no resources:
+//                     the device queues the message and retries after progress)
+//                     or a failure.
+// Ordering: AMs between one pair of processes are delivered in the order they
+// were sent (caps.am_ordered must be true: the device's protocols need it).
+//
+// Optional services, declared in `caps` and checked by the concept:
+//   native_tagged   isend / irecv / iprobe / cancel_recv with full MPI matching
+//                   semantics (context id, source rank, tag, wildcards,
+//                   non-overtaking, truncation, synchronous send)
+//   native_rma      put / get into memory the peer exposed (RMA issue)
+// The device uses `if constexpr (caps.native_tagged)`; otherwise it matches
+// point-to-point messages on top of AMs itself (device/am_p2p.hpp).
+#pragma once
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+#include "util/status.hpp"
+
+namespace ch4lite::dev {
+class bootstrap;  // device/bootstrap.hpp: PMI-backed key/value exchange
+}
+
+namespace ch4lite::nm {
+
+// One segment of a scatter/gather list (layout-compatible with struct iovec).
+struct iov {
+    const void* base;
+    std::size_t len;
+};
+
+struct capabilities {
+    bool native_tagged;       // isend/irecv/iprobe/cancel_recv implemented
+    bool native_rma;          // put/get implemented
+    bool am_payload_iov;      // am_send takes up to iov_limit payload segments
+    bool am_ordered;          // AMs of one pair arrive in send order (required)
+    std::size_t iov_limit;    // max payload segments per am_send / isend
+    std::size_t inject_size;  // sends up to this size complete at once
+    std::size_t am_header_max;
+    std::size_t am_payload_max;
+};
+
+// Matching information of a native tagged message (device view: a context id
+// identifies the communicator, ranks are communicator ranks).
+struct match {
+    uint32_t context;  // communicator context id (< 2^16)
+    int rank;          // sender's rank in the communicator, or -1 = any
+    int tag;           // >= 0, or -1 = any
+};
+inline constexpr int any = -1;
+
+// What a completed native receive (or a successful probe) reports.
+struct recv_info {
+    int rank;
+    int tag;
+    std::size_t bytes;  // bytes of the message (may exceed the buffer)
+    bool truncated;
+};
+
+enum send_flags : unsigned {
+    send_default = 0,
+    send_sync = 1u << 0,  // MPI_Ssend: complete only once the receiver matched
+};
+
+// The contract. T::request_state lives inside every device request (sized at
+// compile time, STYLE.md #4); the netmod keeps its per-operation state there.
+template <class T>
+concept netmod =
+    requires(T& nm, const T& cnm, dev::bootstrap& bs, int peer, uint8_t handler,
+             const void* hdr, std::size_t hlen, const iov* payload, int niov,
+             typename T::request_state* st) {
+        typename T::request_state;
+        requires std::default_initializable<typename T::request_state>;
+        { T::caps } -> std::convertible_to<const capabilities&>;
+        { T::name } -> std::convertible_to<const char*>;
+        { nm.init(bs) } -> std::same_as<status>;
+        { nm.finalize() } -> std::same_as<status>;
+        { nm.progress() } -> std::same_as<int>;
+        { nm.am_send(peer, handler, hdr, hlen, payload, niov, st) } -> std::same_as<status>;
+        { cnm.provider() } -> std::convertible_to<const char*>;
+    } &&
+    (!T::caps.native_tagged ||
+     requires(T& nm, int peer, match m, const void* cbuf, void* buf, std::size_t n,
+              unsigned flags, typename T::request_state* st, recv_info& info) {
+         { nm.isend(peer, m, cbuf, n, flags, st) } -> std::same_as<status>;
+         // peer = world rank of the source, or nm::any with m.rank == any
+         { nm.irecv(peer, m, buf, n, st) } -> std::same_as<status>;
+         { nm.iprobe(peer, m, info) } -> std::same_as<bool>;
+         // true if the receive was cancelled (nm_recv_done will not be called)
+         { nm.cancel_recv(st) } -> std::same_as<bool>;
+     }) &&
+    (!T::caps.native_rma ||
+     requires(T& nm, int peer, const void* cbuf, void* buf, std::size_t n, uint64_t raddr,
+              uint64_t key, typename T::request_state* st) {
+         { nm.put(peer, cbuf, n, raddr, key, st) } -> std::same_as<status>;
+         { nm.get(peer, buf, n, raddr, key, st) } -> std::same_as<status>;
+     });
+
+}  // namespace ch4lite::nm
+
+// Upcalls: the only device entry points a netmod calls (defined in device/).
+namespace ch4lite::dev {
+// An active message arrived from world rank `src`. Pointers are valid only
+// during the call; the device copies what it keeps.
+void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
+                 const void* payload, std::size_t plen) noexcept;
+// A send (am_send, isend or put/get) that returned in_progress completed;
+// `st` is the request_state passed to the call. A failed completion reports
+// a status other than ok.
+template <class State>
+void nm_send_done(State* st, status result) noexcept;
+// A native receive completed (or failed).
+template <class State>
+void nm_recv_done(State* st, const nm::recv_info& info, status result) noexcept;
+}  // namespace ch4lite::dev
