@@ -67,6 +67,10 @@ class bootstrap {
 
   private:
     status init_node_map();
+    status init_pmi(std::string& error);
+    // One PMI key (or one entry of the singleton store).
+    status kv_put(const std::string& key, const std::string& value);
+    status kv_get(const std::string& key, std::string& value, bool& found);
 
     pmi_client* pmi_ = nullptr;  // owned; null for a singleton
     int rank_ = 0, size_ = 1, appnum_ = 0;
