@@ -29,8 +29,10 @@ function(ch4lite_add_mpi_library target libdir netmod force_am)
   target_include_directories(${target}
     PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     PRIVATE ${gen} ${PROJECT_SOURCE_DIR}/src)
-  target_compile_options(${target} PRIVATE ${CH4LITE_WARNINGS} -fvisibility=hidden)
+  target_compile_options(${target} PRIVATE ${CH4LITE_WARNINGS} -fvisibility=hidden
+    -include ${PROJECT_SOURCE_DIR}/src/api/export.hpp)
   target_compile_definitions(${target} PRIVATE CH4LITE_BUILDING_LIBMPI
+    CH4LITE_VERSION_STRING="${PROJECT_VERSION}"
     CH4LITE_INSTALL_PREFIX="${CMAKE_INSTALL_PREFIX}")
   target_link_libraries(${target} PRIVATE ch4lite_dame ch4lite_util PkgConfig::FABRIC
     PkgConfig::HWLOC Threads::Threads rt)

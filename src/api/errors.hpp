@@ -31,6 +31,8 @@ namespace ch4lite::api {
 
 // Error class of any code we return (or of a class value itself).
 int class_of(int code) noexcept;
+// True for a class value or a detailed code we produced.
+bool valid_code(int code) noexcept;
 // Text for a code: detailed message if still in the ring, else the class text.
 const char* text_of(int code) noexcept;
 // MPI error class for an internal status (status::ok -> MPI_SUCCESS).

@@ -73,7 +73,7 @@ class object_pool {
 
     // Fast path: pop the free list. Slow path (out of line): grow or collect.
     T* alloc() noexcept {
-        T* obj = free_.pop_front();
+        T* obj = static_cast<T*>(free_.pop_front());
         if (__builtin_expect(obj == nullptr, 0)) obj = alloc_slow();
         if (obj) {
             obj->pool_in_use = true;
@@ -125,7 +125,7 @@ class object_pool {
     std::vector<std::unique_ptr<T[]>> chunks_;
     std::vector<uint32_t> chunk_usable_;  // objects of each chunk in service
     std::vector<uint32_t> chunk_free_;    // scratch for trim()
-    ilist<T, &pool_object::pool_link> free_;
+    ilist<pool_object, &pool_object::pool_link> free_;  // holds T objects
     std::vector<hook_entry> hooks_;
     pool_stats stats_;
     bool collecting_ = false;

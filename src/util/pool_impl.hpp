@@ -61,7 +61,7 @@ bool object_pool<T>::grow() noexcept {
 
 template <class T>
 T* object_pool<T>::alloc_slow() noexcept {
-    if (capacity_ < cfg_.max_count && grow()) return free_.pop_front();
+    if (capacity_ < cfg_.max_count && grow()) return static_cast<T*>(free_.pop_front());
     if (!collecting_) {
         collecting_ = true;  // hooks may allocate from this pool; no recursion
         for (gc_mode m : gc_modes) {
@@ -71,7 +71,7 @@ T* object_pool<T>::alloc_slow() noexcept {
         }
         collecting_ = false;
     }
-    T* obj = free_.pop_front();
+    T* obj = static_cast<T*>(free_.pop_front());
     if (!obj) ++stats_.failures;
     return obj;
 }
@@ -87,7 +87,7 @@ void object_pool<T>::collect(gc_mode mode) noexcept {
 template <class T>
 void object_pool<T>::trim() noexcept {
     std::fill(chunk_free_.begin(), chunk_free_.end(), 0);
-    for (T* o = free_.front(); o; o = free_.next(o)) ++chunk_free_[o->pool_index >> shift_];
+    for (pool_object* o = free_.front(); o; o = free_.next(o)) ++chunk_free_[o->pool_index >> shift_];
     for (std::size_t c = chunks_.size(); c-- > 0;) {
         const uint32_t u = chunk_usable_[c];
         if (!chunks_[c] || chunk_free_[c] != u || capacity_ - u < cfg_.min_count) continue;

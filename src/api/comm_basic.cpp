@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// MPI_Comm_rank / MPI_Comm_size and the MPI-5.0 handle <-> int conversions
+// of the handles this layer owns (communicators, requests, error handlers).
+#include "api/errors.hpp"
+#include "api/handles.hpp"
+#include "device/comm.hpp"
+
+using namespace ch4lite;
+
+extern "C" {
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+    CH4_REQUIRE_INIT();
+    dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!rank) CH4_FAIL(comm, MPI_ERR_ARG, "rank (output) is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+    CH4_REQUIRE_INIT();
+    dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!size) CH4_FAIL(comm, MPI_ERR_ARG, "size (output) is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+// Handles are 31-bit integers by construction (util/handle.hpp), so the
+// conversions are exact both ways.
+int MPI_Comm_toint(MPI_Comm comm) { return static_cast<int>(reinterpret_cast<uintptr_t>(comm)); }
+MPI_Comm MPI_Comm_fromint(int comm) {
+    return reinterpret_cast<MPI_Comm>(static_cast<uintptr_t>(static_cast<unsigned>(comm)));
+}
+int MPI_Errhandler_toint(MPI_Errhandler e) { return static_cast<int>(reinterpret_cast<uintptr_t>(e)); }
+MPI_Errhandler MPI_Errhandler_fromint(int e) {
+    return reinterpret_cast<MPI_Errhandler>(static_cast<uintptr_t>(static_cast<unsigned>(e)));
+}
+int MPI_Request_toint(MPI_Request r) { return static_cast<int>(reinterpret_cast<uintptr_t>(r)); }
+MPI_Request MPI_Request_fromint(int r) {
+    return reinterpret_cast<MPI_Request>(static_cast<uintptr_t>(static_cast<unsigned>(r)));
+}
+
+}  // extern "C"

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// MPI_Init / Init_thread / Initialized / Finalize / Finalized / Query_thread /
+// Is_thread_main / Abort.
+#include <pthread.h>
+
+#include <cstdio>
+#include <string>
+
+#include "api/errors.hpp"
+#include "api/handles.hpp"
+#include "device/comm.hpp"
+#include "device/device.hpp"
+
+using namespace ch4lite;
+
+namespace {
+pthread_t g_main_thread;
+
+int init_impl(const char* func, int required, int* provided) {
+    if (dev::g_dev.initialized || dev::g_dev.finalized)
+        return api::raise_self(api::error_code(MPI_ERR_OTHER, func, "MPI is already %s",
+                                               dev::g_dev.finalized ? "finalized" : "initialized"));
+    if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
+        required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE) {
+        std::fprintf(stderr, "ch4lite: %s: invalid thread level %d\n", func, required);
+        return MPI_ERR_ARG;
+    }
+    int prov = MPI_THREAD_SINGLE;
+    std::string error;
+    const status s = dev::init(required, prov, error);
+    if (s != status::ok) {
+        std::fprintf(stderr, "ch4lite: %s failed: %s\n", func, error.c_str());
+        dev::abort_job(1, error.c_str());
+    }
+    g_main_thread = pthread_self();
+    if (provided) *provided = prov;
+    return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+    (void)argc;
+    (void)argv;
+    return init_impl(__func__, MPI_THREAD_SINGLE, nullptr);
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+    (void)argc;
+    (void)argv;
+    return init_impl(__func__, required, provided);
+}
+
+int MPI_Initialized(int* flag) {
+    if (!flag) return MPI_ERR_ARG;
+    *flag = dev::g_dev.initialized ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+    if (!flag) return MPI_ERR_ARG;
+    *flag = dev::g_dev.finalized ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int* provided) {
+    CH4_REQUIRE_INIT();
+    if (!provided) CH4_FAIL_SELF(MPI_ERR_ARG, "provided (output) is NULL");
+    *provided = dev::g_dev.thread_level;
+    return MPI_SUCCESS;
+}
+
+int MPI_Is_thread_main(int* flag) {
+    CH4_REQUIRE_INIT();
+    if (!flag) CH4_FAIL_SELF(MPI_ERR_ARG, "flag (output) is NULL");
+    *flag = pthread_equal(pthread_self(), g_main_thread) ? 1 : 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalize(void) {
+    CH4_REQUIRE_INIT();
+    const status s = dev::finalize();
+    if (s != status::ok) {
+        // The runtime is already down: report on stderr and return the class.
+        std::fprintf(stderr, "ch4lite: MPI_Finalize: %s\n", to_string(s));
+        return api::class_of(s);
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+    char msg[128];
+    std::snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called",
+                  comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "comm", errorcode);
+    std::fprintf(stderr, "ch4lite: rank %d: %s\n", dev::g_dev.world_rank, msg);
+    // Exit statuses are 8 bits; keep a non-zero code non-zero.
+    int code = errorcode & 0xff;
+    if (code == 0 && errorcode != 0) code = 1;
+    dev::abort_job(code, msg);
+}
+
+}  // extern "C"

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Active-message handler ids and wire headers of the device's protocols.
+// Every netmod carries these opaquely: am_send(peer, handler, header, payload).
+// Headers are plain structs (same binary on every rank of a job).
+#pragma once
+#include <cstdint>
+
+namespace ch4lite::dev {
+
+enum am_handler : uint8_t {
+    am_eager = 1,     // eager point-to-point message: header + whole payload
+    am_rts = 2,       // rendezvous request-to-send (no payload)
+    am_cts = 3,       // rendezvous clear-to-send (receiver matched)
+    am_data = 4,      // rendezvous payload chunk
+    am_sync_ack = 5,  // synchronous eager send was matched
+    // 16..63: reserved for RMA (src/rma registers its handlers here)
+    am_rma_first = 16,
+    am_rma_last = 63,
+    // 64..95: reserved for collectives offload, 96..: free
+};
+
+enum am_msg_flags : uint32_t {
+    amf_sync = 1u << 0,  // sender waits for the match (Ssend)
+};
+
+struct eager_hdr {
+    uint32_t context;
+    int32_t src_rank;  // sender's rank in the communicator
+    int32_t tag;
+    uint32_t flags;
+    uint32_t sreq_id;  // sender request (only for amf_sync)
+};
+
+struct rts_hdr {
+    uint32_t context;
+    int32_t src_rank;
+    int32_t tag;
+    uint32_t flags;
+    uint32_t sreq_id;
+    uint32_t pad;
+    uint64_t size;
+};
+
+struct cts_hdr {
+    uint32_t sreq_id;
+    uint32_t rreq_id;
+    uint64_t bytes;  // bytes the receiver accepts (<= size; less on truncation)
+};
+
+struct data_hdr {
+    uint32_t rreq_id;
+    uint32_t pad;
+    uint64_t offset;
+};
+
+struct sync_ack_hdr {
+    uint32_t sreq_id;
+};
+
+}  // namespace ch4lite::dev

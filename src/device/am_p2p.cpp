@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+#include "device/am_p2p.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "device/comm.hpp"
+#include "device/deferred.hpp"
+#include "device/device.hpp"
+#include "device/match_queue.hpp"
+#include "device/progress.hpp"
+#include "util/log.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+
+// Sends one AM for request r; `again` queues it under `op`.
+status send_am(request* r, deferred_op op, uint8_t handler, const void* hdr, std::size_t hlen,
+               const nm::iov* payload, int niov) noexcept {
+    if (!deferred_empty()) return defer(r, op);
+    const status s = g_dev.nm.am_send(r->peer, handler, hdr, hlen, payload, niov, &r->nm);
+    switch (s) {
+        case status::ok: request_complete(r); return status::ok;
+        case status::in_progress: return status::ok;
+        case status::again: return defer(r, op);
+        default: return s;
+    }
+}
+
+// Copies an arrived eager payload into the receive request and completes it.
+void deliver_eager(request* r, int src_rank, int tag, const void* data, std::size_t size) noexcept {
+    r->src_rank = src_rank;
+    r->tag = tag;
+    std::size_t n = size;
+    if (size > r->capacity) {
+        n = r->capacity;
+        r->flags |= rf_truncated;
+        request_fail(r, status::truncated);
+    }
+    if (n) std::memcpy(r->buf, data, n);
+    r->bytes = n;
+    request_complete(r);
+}
+
+void send_sync_ack(int peer, uint32_t sreq_id) noexcept {
+    const sync_ack_hdr h{sreq_id};
+    (void)send_ctrl(peer, am_sync_ack, &h, sizeof h);
+}
+
+// Receiver matched an RTS: accept min(size, capacity) bytes and ask for them.
+void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_id,
+                uint64_t size) noexcept {
+    r->src_rank = src_rank;
+    r->tag = tag;
+    std::size_t n = size;
+    if (size > r->capacity) {
+        n = r->capacity;
+        r->flags |= rf_truncated;
+        request_fail(r, status::truncated);
+    }
+    r->bytes = n;
+    r->offset = 0;
+    const cts_hdr h{sreq_id, request_id(r), n};
+    const status s = send_ctrl(src_lpid, am_cts, &h, sizeof h);
+    if (failed(s)) request_fail(r, s);
+    if (n == 0 || failed(s)) request_complete(r);  // nothing will arrive
+}
+
+}  // namespace
+
+// ---- sender -------------------------------------------------------------
+
+status am_start_eager(request* r) noexcept {
+    const eager_hdr h{r->context, r->match_rank, r->tag, (r->flags & rf_sync) ? amf_sync : 0u,
+                      request_id(r)};
+    const nm::iov iov{r->buf, r->capacity};
+    return send_am(r, dop_am_eager, am_eager, &h, sizeof h, &iov, r->capacity ? 1 : 0);
+}
+
+status am_start_rts(request* r) noexcept {
+    const rts_hdr h{r->context, r->match_rank, r->tag, 0, request_id(r), 0, r->capacity};
+    // The RTS itself carries no payload; its local completion is not awaited:
+    // the request completes when all data chunks did. Use a control message.
+    (void)h;
+    return send_ctrl(r->peer, am_rts, &h, sizeof h);
+}
+
+status am_isend(request* r) noexcept {
+    if (r->capacity <= g_dev.eager_max) {
+        if (r->flags & rf_sync) r->cc = 2;  // local completion + SYNC_ACK
+        return am_start_eager(r);
+    }
+    r->flags |= rf_rndv;
+    const status s = am_start_rts(r);
+    return failed(s) ? s : status::ok;
+}
+
+status am_start_data(request* child) noexcept {
+    request* p = child->parent;
+    const data_hdr h{p->remote_id, 0, child->offset};
+    const nm::iov iov{static_cast<std::byte*>(p->buf) + child->offset, child->capacity};
+    return send_am(child, dop_am_data, am_data, &h, sizeof h, &iov, 1);
+}
+
+void rndv_pump(request* p) noexcept {
+    while (p->offset < p->bytes && p->inflight < g_dev.rndv_window) {
+        request* child = request_alloc(req_kind::internal, 1);
+        if (!child) {
+            if (p->inflight == 0) {  // nothing will call us back: fail the send
+                request_fail(p, status::no_mem);
+                p->offset = p->bytes;
+                request_complete(p);
+            }
+            return;
+        }
+        const std::size_t len = std::min(g_dev.rndv_chunk, p->bytes - p->offset);
+        child->parent = p;
+        child->peer = p->peer;
+        child->offset = p->offset;
+        child->capacity = len;
+        child->flags |= rf_released;
+        p->offset += len;
+        ++p->inflight;
+        ++p->cc;
+        const bool last = p->offset == p->bytes;
+        const status s = am_start_data(child);
+        if (failed(s)) {
+            request_fail(child, s);
+            request_complete(child);
+        }
+        if (last) {
+            request_complete(p);  // the token held while chunks remained to issue
+            return;
+        }
+    }
+}
+
+void am_on_cts(const cts_hdr& h) noexcept {
+    request* s = request_from_id(h.sreq_id);
+    if (!s) return;  // cannot happen unless memory was corrupted; ignore
+    s->remote_id = h.rreq_id;
+    s->bytes = h.bytes;
+    s->offset = 0;
+    if (h.bytes == 0) {
+        request_complete(s);
+        return;
+    }
+    rndv_pump(s);
+}
+
+void am_on_sync_ack(const sync_ack_hdr& h) noexcept {
+    if (request* s = request_from_id(h.sreq_id)) request_complete(s);
+}
+
+// ---- receiver -----------------------------------------------------------
+
+status am_irecv(request* r) noexcept {
+    unexpected_msg* m = queues().take_unexpected(r->context, r->match_rank, r->match_tag);
+    if (!m) {
+        queues().post(r);
+        return status::ok;
+    }
+    if (m->rts) {
+        accept_rts(r, m->src_lpid, m->src_rank, m->tag, m->sreq_id, m->size);
+    } else {
+        if (m->flags & amf_sync) send_sync_ack(m->src_lpid, m->sreq_id);
+        deliver_eager(r, m->src_rank, m->tag, m->data, m->size);
+    }
+    m->release_data();
+    unexpected_pool().free(m);
+    return status::ok;
+}
+
+namespace {
+unexpected_msg* new_unexpected(int src, uint32_t ctx, int rank, int tag) noexcept {
+    unexpected_msg* m = unexpected_pool().alloc();
+    if (!m) util::fatal("unexpected-message pool exhausted (%u messages); raise "
+                        "CH4LITE_UNEXPECTED_POOL_MAX", unexpected_pool().max_count());
+    m->context = ctx;
+    m->src_rank = rank;
+    m->tag = tag;
+    m->src_lpid = src;
+    m->data = nullptr;
+    return m;
+}
+}  // namespace
+
+void am_on_eager(int src, const eager_hdr& h, const void* payload, std::size_t len) noexcept {
+    if (request* r = queues().take_posted(h.context, h.src_rank, h.tag)) {
+        if (h.flags & amf_sync) send_sync_ack(src, h.sreq_id);
+        deliver_eager(r, h.src_rank, h.tag, payload, len);
+        return;
+    }
+    unexpected_msg* m = new_unexpected(src, h.context, h.src_rank, h.tag);
+    m->rts = false;
+    m->flags = h.flags;
+    m->sreq_id = h.sreq_id;
+    m->size = len;
+    if (len <= unexpected_msg::inline_bytes) {
+        m->data = m->inline_data;
+    } else {
+        m->data = static_cast<std::byte*>(std::malloc(len));
+        if (!m->data) util::fatal("out of memory buffering a %zu-byte unexpected message", len);
+    }
+    if (len) std::memcpy(m->data, payload, len);
+    queues().add_unexpected(m);
+}
+
+void am_on_rts(int src, const rts_hdr& h) noexcept {
+    if (request* r = queues().take_posted(h.context, h.src_rank, h.tag)) {
+        accept_rts(r, src, h.src_rank, h.tag, h.sreq_id, h.size);
+        return;
+    }
+    unexpected_msg* m = new_unexpected(src, h.context, h.src_rank, h.tag);
+    m->rts = true;
+    m->flags = h.flags;
+    m->sreq_id = h.sreq_id;
+    m->size = h.size;
+    queues().add_unexpected(m);
+}
+
+void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcept {
+    request* r = request_from_id(h.rreq_id);
+    if (!r) return;
+    // Chunks beyond the accepted size cannot arrive (the sender sends only
+    // what CTS accepted); clamp anyway so a broken peer cannot overrun.
+    if (h.offset < r->bytes) {
+        const std::size_t n = std::min<std::size_t>(len, r->bytes - h.offset);
+        std::memcpy(static_cast<std::byte*>(r->buf) + h.offset, payload, n);
+    }
+    r->offset += len;
+    if (r->offset >= r->bytes) request_complete(r);
+}
+
+bool am_iprobe(uint32_t ctx, int rank, int tag, int& src_rank, int& src_tag,
+               std::size_t& bytes) noexcept {
+    unexpected_msg* m = queues().find_unexpected(ctx, rank, tag);
+    if (!m) return false;
+    src_rank = m->src_rank;
+    src_tag = m->tag;
+    bytes = m->size;
+    return true;
+}
+
+bool am_cancel_recv(request* r) noexcept {
+    if (!queues().unpost(r)) return false;
+    r->cancelled = true;
+    request_complete(r);
+    return true;
+}
+
+}  // namespace ch4lite::dev

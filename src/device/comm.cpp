@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#include "device/comm.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+comm g_world;
+comm g_self;
+util::handle_table<comm, util::handle_kind::comm> g_comm_table;
+}  // namespace
+
+util::handle_table<comm, util::handle_kind::comm>& comm_table() noexcept { return g_comm_table; }
+
+comm& comm_world() noexcept { return g_world; }
+comm& comm_self() noexcept { return g_self; }
+
+void comms_init(int world_rank, int world_size) {
+    g_world = comm{};
+    g_world.handle = reinterpret_cast<uintptr_t>(MPI_COMM_WORLD);
+    g_world.context_id = 0;
+    g_world.rank = world_rank;
+    g_world.size = world_size;
+    g_world.map = rank_map::direct();
+    g_world.name = "MPI_COMM_WORLD";
+
+    g_self = comm{};
+    g_self.handle = reinterpret_cast<uintptr_t>(MPI_COMM_SELF);
+    g_self.context_id = 1;
+    g_self.rank = 0;
+    g_self.size = 1;
+    const int me = world_rank;
+    g_self.map = rank_map::detect(&me, 1);
+    g_self.name = "MPI_COMM_SELF";
+}
+
+void comms_finalize() {
+    g_world.map = rank_map();
+    g_self.map = rank_map();
+}
+
+}  // namespace ch4lite::dev

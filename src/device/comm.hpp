@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: MIT
+// Communicators (device view). A communicator is a context id, my rank, its
+// size and a rank map; no per-peer objects. Point-to-point traffic uses
+// context `ctx_p2p()`, collectives `ctx_coll()`, so the two never match each
+// other. MPI_COMM_WORLD has context id 0 and MPI_COMM_SELF 1; ids of other
+// communicators are allocated collectively (communicators issue).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+#include "device/rank_map.hpp"
+#include "util/handle_table.hpp"
+
+namespace ch4lite::dev {
+
+class comm {
+  public:
+    uintptr_t handle = 0;   // the MPI_Comm value users hold
+    uint32_t context_id = 0;
+    int rank = 0;
+    int size = 1;
+    rank_map map;
+    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    int refs = 1;           // user handle + pending operations
+    std::string name;
+
+    uint32_t ctx_p2p() const noexcept { return context_id << 1; }
+    uint32_t ctx_coll() const noexcept { return (context_id << 1) | 1u; }
+    int lpid(int r) const noexcept { return map.lpid(r); }
+};
+
+// The predefined communicators (valid between MPI_Init and MPI_Finalize).
+comm& comm_world() noexcept;
+comm& comm_self() noexcept;
+// Communicators created at run time (dup, split, create): their handles.
+util::handle_table<comm, util::handle_kind::comm>& comm_table() noexcept;
+// Sets up WORLD and SELF from the bootstrap's rank and size.
+void comms_init(int world_rank, int world_size);
+void comms_finalize();
+
+// Highest context id (exclusive) usable in the 16-bit context field of a match.
+inline constexpr uint32_t max_context_ids = 1u << 15;
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#include "device/deferred.hpp"
+
+#include <cstring>
+
+#include "device/am_p2p.hpp"
+#include "device/device.hpp"
+#include "device/progress.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+util::ilist<request, &request::qlink> g_deferred;
+
+// Re-issues one queued operation; returns what the netmod said.
+status reissue(request* r) noexcept {
+    switch (r->deferred_op) {
+        case dop_native_isend:
+            if constexpr (native_tagged)
+                return g_dev.nm.isend(r->peer, nm::match{r->context, r->match_rank, r->tag},
+                                      r->buf, r->capacity,
+                                      (r->flags & rf_sync) ? nm::send_sync : nm::send_default,
+                                      &r->nm);
+            return status::intern;
+        case dop_native_irecv:
+            if constexpr (native_tagged)
+                return g_dev.nm.irecv(
+                    r->peer < 0 ? nm::any : r->peer,
+                    nm::match{r->context, r->match_rank < 0 ? nm::any : r->match_rank,
+                              r->match_tag < 0 ? nm::any : r->match_tag},
+                    r->buf, r->capacity, &r->nm);
+            return status::intern;
+        case dop_am_eager: {
+            const eager_hdr h{r->context, r->match_rank, r->tag,
+                              (r->flags & rf_sync) ? amf_sync : 0u, request_id(r)};
+            const nm::iov iov{r->buf, r->capacity};
+            return g_dev.nm.am_send(r->peer, am_eager, &h, sizeof h, &iov, r->capacity ? 1 : 0,
+                                    &r->nm);
+        }
+        case dop_am_data: {
+            request* p = r->parent;
+            const data_hdr h{p->remote_id, 0, r->offset};
+            const nm::iov iov{static_cast<std::byte*>(p->buf) + r->offset, r->capacity};
+            return g_dev.nm.am_send(r->peer, am_data, &h, sizeof h, &iov, 1, &r->nm);
+        }
+        case dop_am_ctrl:
+            return g_dev.nm.am_send(r->peer, r->ctrl_handler, r->ctrl_hdr, r->ctrl_len, nullptr,
+                                    0, &r->nm);
+        default: return status::intern;
+    }
+}
+}  // namespace
+
+bool deferred_empty() noexcept { return g_deferred.empty(); }
+
+status defer(request* r, deferred_op op) noexcept {
+    r->deferred_op = op;
+    r->flags |= rf_queued;
+    g_deferred.push_back(r);
+    return status::ok;
+}
+
+int deferred_progress() noexcept {
+    int n = 0;
+    while (request* r = g_deferred.front()) {
+        const status s = reissue(r);
+        if (s == status::again) break;  // still no resources: keep order, retry later
+        g_deferred.remove(r);
+        r->flags &= static_cast<uint8_t>(~rf_queued);
+        ++n;
+        if (s == status::ok) {
+            request_complete(r);
+        } else if (s != status::in_progress) {
+            request_fail(r, s);
+            request_complete(r);
+        }
+    }
+    return n;
+}
+
+status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept {
+    if (deferred_empty()) {
+        const status s = g_dev.nm.am_send(peer, handler, hdr, hlen, nullptr, 0, nullptr);
+        if (s != status::again) return s == status::in_progress ? status::ok : s;
+    }
+    request* r = request_alloc(req_kind::internal, 1);
+    if (!r) return status::no_mem;
+    r->flags |= rf_released;
+    r->peer = peer;
+    r->ctrl_handler = handler;
+    r->ctrl_len = static_cast<uint8_t>(hlen);
+    std::memcpy(r->ctrl_hdr, hdr, hlen);
+    return defer(r, dop_am_ctrl);
+}
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Back-pressure: when a netmod answers `again`, the operation is queued here
+// (FIFO, so later operations never overtake it) and retried by progress().
+// Nothing is dropped and nothing blocks inside a netmod call.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "device/request.hpp"
+
+namespace ch4lite::dev {
+
+enum deferred_op : uint8_t {
+    dop_none = 0,
+    dop_native_isend,  // r: send request (native tagged)
+    dop_native_irecv,  // r: receive request (native tagged)
+    dop_am_eager,      // r: send request, eager AM
+    dop_am_rts,        // r: send request, rendezvous RTS
+    dop_am_data,       // r: child request of a rendezvous send
+    dop_am_ctrl,       // r: internal request holding a small header (ctrl_hdr)
+};
+
+// Queues r with `op`; returns status::in_progress (the operation started).
+status defer(request* r, deferred_op op) noexcept;
+
+// A control message (header only, <= 32 bytes) sent without a request when
+// the netmod can inject it, else queued on an internal request.
+status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept;
+
+}  // namespace ch4lite::dev

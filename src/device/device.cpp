@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+#include "device/device.hpp"
+
+#include <hwloc.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "device/comm.hpp"
+#include "device/match_queue.hpp"
+#include "device/progress.hpp"
+#include "device/request.hpp"
+#include "util/env.hpp"
+#include "util/log.hpp"
+
+namespace ch4lite::dev {
+
+device_state g_dev;
+
+namespace {
+
+// Cores this process may run on: cores of the hwloc topology that intersect
+// our CPU affinity mask (falls back to the mask's CPU count).
+int count_usable_cores() {
+    cpu_set_t mask;
+    int cpus = 1;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0) cpus = std::max(1, CPU_COUNT(&mask));
+    hwloc_topology_t topo;
+    if (hwloc_topology_init(&topo) != 0) return cpus;
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    int cores = cpus;
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_bitmap_t set = hwloc_bitmap_alloc();
+        if (set && hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) {
+            const int n = hwloc_get_nbobjs_inside_cpuset_by_type(topo, set, HWLOC_OBJ_CORE);
+            if (n > 0) cores = n;
+        }
+        hwloc_bitmap_free(set);
+    }
+    hwloc_topology_destroy(topo);
+    return cores;
+}
+
+status init_pools() {
+    using util::pool_config_from_env;
+    status s = request_pool().init(pool_config_from_env({"REQUEST", 256, 256, 1u << 20}));
+    if (s != status::ok) return s;
+    return unexpected_pool().init(pool_config_from_env({"UNEXPECTED", 64, 256, 1u << 20}));
+}
+
+void init_locality() {
+    const auto& nodes = g_dev.boot.node_of();
+    const int me = nodes.empty() ? 0 : nodes[static_cast<std::size_t>(g_dev.world_rank)];
+    g_dev.local_ranks = static_cast<int>(std::count(nodes.begin(), nodes.end(), me));
+    if (g_dev.local_ranks < 1) g_dev.local_ranks = 1;
+    g_dev.usable_cores = count_usable_cores();
+    // CH4LITE_YIELD: 1 always yield when idle, 0 never, unset = when oversubscribed.
+    const char* y = util::env_str("CH4LITE_YIELD", "auto");
+    if (std::strcmp(y, "auto") == 0)
+        g_dev.oversubscribed = g_dev.local_ranks > g_dev.usable_cores;
+    else
+        g_dev.oversubscribed = util::env_bool("CH4LITE_YIELD", false);
+}
+
+void init_protocol_limits() {
+    const auto& caps = active_netmod::caps;
+    const int64_t eager = util::env_int("CH4LITE_EAGER_MAX", 16 * 1024);
+    g_dev.eager_max = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(eager, 0)),
+                                            caps.am_payload_max);
+    const int64_t chunk = util::env_int("CH4LITE_RNDV_CHUNK", static_cast<int64_t>(caps.am_payload_max));
+    g_dev.rndv_chunk = std::clamp<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(chunk, 1)),
+                                               1, caps.am_payload_max);
+    g_dev.rndv_window = static_cast<std::size_t>(
+        std::clamp<int64_t>(util::env_int("CH4LITE_RNDV_WINDOW", 8), 1, 1024));
+}
+
+}  // namespace
+
+status init(int required, int& provided, std::string& error) {
+    status s = g_dev.boot.init(error);
+    if (s != status::ok) return s;
+    g_dev.world_rank = g_dev.boot.rank();
+    g_dev.world_size = g_dev.boot.size();
+    util::set_log_rank(g_dev.world_rank);
+    // We serialize nothing internally: SERIALIZED is the most we provide.
+    provided = std::min(required, static_cast<int>(MPI_THREAD_SERIALIZED));
+    g_dev.thread_level = provided;
+    init_locality();
+    s = init_pools();
+    if (s != status::ok) {
+        error = "cannot allocate the request pools";
+        return s;
+    }
+    init_protocol_limits();
+    comms_init(g_dev.world_rank, g_dev.world_size);
+    s = g_dev.nm.init(g_dev.boot);
+    if (s != status::ok) {
+        error = std::string("netmod '") + active_netmod::name + "' failed to initialize (" +
+                to_string(s) + ")";
+        return s;
+    }
+    util::verbose("rank %d of %d: %s; %d rank(s) on this node, %d usable core(s)%s",
+                  g_dev.world_rank, g_dev.world_size, library_version().c_str(),
+                  g_dev.local_ranks, g_dev.usable_cores,
+                  g_dev.oversubscribed ? ", oversubscribed: idle waits yield" : "");
+    g_dev.initialized = true;
+    return status::ok;
+}
+
+status finalize() {
+    // Operations queued by back-pressure must leave before we stop.
+    progress_until([] { return deferred_empty(); });
+    // Everyone has completed its receives when it reaches this barrier, so
+    // no message in flight can be lost when the endpoints close.
+    status s = g_dev.boot.barrier();
+    const status n = g_dev.nm.finalize();
+    if (s == status::ok) s = n;
+    queues().clear();
+    comms_finalize();
+    const status b = g_dev.boot.finalize();
+    if (s == status::ok) s = b;
+    g_dev.finalized = true;
+    return s;
+}
+
+void abort_job(int code, const char* message) noexcept { g_dev.boot.abort(code, message); }
+
+std::string library_version() {
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "ch4lite %s (MPI %d.%d standard ABI; netmod %s, provider %s, %s path; shm %s; "
+                  "launcher %s)",
+                  CH4LITE_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, active_netmod::name,
+                  g_dev.initialized || g_dev.nm.provider()[0] ? g_dev.nm.provider() : "none",
+                  native_tagged ? "native tagged" : "active-message", "off",
+                  g_dev.boot.launcher());
+    return buf;
+}
+
+}  // namespace ch4lite::dev

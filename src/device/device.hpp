@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// Process-wide device state: the netmod instance, the bootstrap, world
+// facts, and init/finalize. One instance per process (MPI_THREAD_SERIALIZED
+// at most: no locks).
+#pragma once
+#include <string>
+
+#include "active_netmod.hpp"
+#include "device/bootstrap.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::dev {
+
+struct device_state {
+    active_netmod nm;
+    bootstrap boot;
+    int world_rank = 0;
+    int world_size = 1;
+    int local_ranks = 1;      // ranks on my node
+    int usable_cores = 1;     // cores in my affinity mask (hwloc)
+    bool oversubscribed = false;
+    bool initialized = false;
+    bool finalized = false;
+    int thread_level = 0;     // MPI_THREAD_* provided
+    std::size_t eager_max = 0;     // AM path: largest eager payload
+    std::size_t rndv_chunk = 0;    // AM path: rendezvous chunk size
+    std::size_t rndv_window = 0;   // AM path: chunks in flight per message
+};
+
+extern device_state g_dev;
+
+// Brings up bootstrap, netmod and communicators. `error` explains a failure.
+status init(int required, int& provided, std::string& error);
+// Barrier, netmod shutdown, PMI finalize.
+status finalize();
+// Kills the job through the launcher (MPI_Abort, fatal errors). Never returns.
+[[noreturn]] void abort_job(int code, const char* message) noexcept;
+
+// Largest MPI tag (24 bits: what the native match bits carry; the AM path
+// uses the same bound so both builds behave alike).
+inline constexpr int tag_ub = 0xffffff;
+
+// Whether this build matches point-to-point in the netmod.
+inline constexpr bool native_tagged = active_netmod::caps.native_tagged && !CH4LITE_FORCE_AM;
+
+// "ch4lite 0.1.0 (netmod ofi, provider tcp;ofi_rxm, tagged path, shm on)" etc.
+std::string library_version();
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#include "device/match_queue.hpp"
+
+#include <cstdlib>
+
+namespace ch4lite::dev {
+
+namespace {
+match_queues g_queues;
+util::object_pool<unexpected_msg> g_unexpected_pool;
+}  // namespace
+
+match_queues& queues() noexcept { return g_queues; }
+util::object_pool<unexpected_msg>& unexpected_pool() noexcept { return g_unexpected_pool; }
+
+void unexpected_msg::release_data() noexcept {
+    if (data != nullptr && data != inline_data) std::free(data);
+    data = nullptr;
+}
+
+match_queues::ctx_lists& match_queues::lists(uint32_t ctx) {
+    if (ctx >= by_ctx_.size()) by_ctx_.resize(ctx + 1);
+    if (!by_ctx_[ctx]) by_ctx_[ctx] = std::make_unique<ctx_lists>();
+    return *by_ctx_[ctx];
+}
+
+request* match_queues::take_posted(uint32_t ctx, int rank, int tag) noexcept {
+    ctx_lists* l = find(ctx);
+    if (!l) return nullptr;
+    for (request* r = l->posted.front(); r; r = l->posted.next(r)) {
+        if (match_ok(r->match_rank, r->match_tag, rank, tag)) {
+            l->posted.remove(r);
+            return r;
+        }
+    }
+    return nullptr;
+}
+
+unexpected_msg* match_queues::find_unexpected(uint32_t ctx, int rank, int tag) noexcept {
+    ctx_lists* l = find(ctx);
+    if (!l) return nullptr;
+    for (unexpected_msg* m = l->unexpected.front(); m; m = l->unexpected.next(m))
+        if (match_ok(rank, tag, m->src_rank, m->tag)) return m;
+    return nullptr;
+}
+
+unexpected_msg* match_queues::take_unexpected(uint32_t ctx, int rank, int tag) noexcept {
+    unexpected_msg* m = find_unexpected(ctx, rank, tag);
+    if (m) lists(ctx).unexpected.remove(m);
+    return m;
+}
+
+bool match_queues::unpost(request* r) noexcept {
+    if (!r->qlink.linked()) return false;
+    lists(r->context).posted.remove(r);
+    return true;
+}
+
+std::size_t match_queues::unexpected_count() const noexcept {
+    std::size_t n = 0;
+    for (const auto& l : by_ctx_)
+        if (l) n += l->unexpected.size();
+    return n;
+}
+
+void match_queues::clear() noexcept {
+    for (auto& l : by_ctx_) {
+        if (!l) continue;
+        while (unexpected_msg* m = l->unexpected.pop_front()) {
+            m->release_data();
+            unexpected_pool().free(m);
+        }
+        while (l->posted.pop_front()) {
+        }
+    }
+    by_ctx_.clear();
+}
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Posted and unexpected queues for messages the device matches itself (the
+// AM path of a netmod without native tagged messaging, and shared memory).
+//
+// Order: both queues are FIFO and searched from the front, and a netmod
+// delivers the AMs of one sender in order, so MPI's non-overtaking rule holds
+// per (source, communicator). Queues are per context id, so traffic of one
+// communicator never scans another's entries.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "device/request.hpp"
+#include "util/ilist.hpp"
+#include "util/pool.hpp"
+
+namespace ch4lite::dev {
+
+// A message that arrived before its receive was posted.
+struct unexpected_msg : util::pool_object {
+    static constexpr std::size_t inline_bytes = 192;
+
+    util::ilist_node link;
+    uint32_t context = 0;
+    int src_rank = 0;
+    int tag = 0;
+    int src_lpid = 0;
+    bool rts = false;       // rendezvous: data still at the sender
+    uint32_t flags = 0;
+    uint32_t sreq_id = 0;
+    std::size_t size = 0;   // message bytes
+    std::byte* data = nullptr;  // eager payload: inline_data or heap
+    std::byte inline_data[inline_bytes];
+
+    void release_data() noexcept;
+};
+
+util::object_pool<unexpected_msg>& unexpected_pool() noexcept;
+
+inline bool match_ok(int want_rank, int want_tag, int rank, int tag) noexcept {
+    return (want_rank == MPI_ANY_SOURCE || want_rank == rank) &&
+           (want_tag == MPI_ANY_TAG || want_tag == tag);
+}
+
+class match_queues {
+  public:
+    // Removes and returns the first posted receive matching (ctx, rank, tag).
+    request* take_posted(uint32_t ctx, int rank, int tag) noexcept;
+    // Removes and returns the first unexpected message matching the pattern.
+    unexpected_msg* take_unexpected(uint32_t ctx, int rank, int tag) noexcept;
+    // Finds without removing (probe).
+    unexpected_msg* find_unexpected(uint32_t ctx, int rank, int tag) noexcept;
+
+    void post(request* r) noexcept { lists(r->context).posted.push_back(r); }
+    void add_unexpected(unexpected_msg* m) noexcept { lists(m->context).unexpected.push_back(m); }
+    // Removes a posted receive (cancel). False if it is no longer posted.
+    bool unpost(request* r) noexcept;
+    std::size_t unexpected_count() const noexcept;
+    void clear() noexcept;
+
+  private:
+    struct ctx_lists {
+        util::ilist<request, &request::qlink> posted;
+        util::ilist<unexpected_msg, &unexpected_msg::link> unexpected;
+    };
+    ctx_lists& lists(uint32_t ctx);
+    ctx_lists* find(uint32_t ctx) noexcept {
+        return ctx < by_ctx_.size() ? by_ctx_[ctx].get() : nullptr;
+    }
+    std::vector<std::unique_ptr<ctx_lists>> by_ctx_;
+};
+
+match_queues& queues() noexcept;
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+// Device point-to-point entry points called by src/api. Inline: with a
+// native-tagged netmod an MPI_Isend is request_alloc + nm.isend, no indirect
+// call anywhere; otherwise the device matches on top of active messages.
+#pragma once
+#include <cstddef>
+
+#include "device/am_p2p.hpp"
+#include "device/comm.hpp"
+#include "device/deferred.hpp"
+#include "device/device.hpp"
+#include "device/progress.hpp"
+#include "device/request.hpp"
+
+namespace ch4lite::dev {
+
+// The result of starting an operation: ok/in_progress (r is valid and
+// started; it may already be complete) or a failure (r is released).
+inline status start_result(request* r, status s, deferred_op op) noexcept {
+    switch (s) {
+        case status::ok: r->cc = 0; return status::ok;
+        case status::in_progress: return status::ok;
+        case status::again: return defer(r, op);
+        default:
+            r->cc = 0;
+            request_release(r);
+            return s;
+    }
+}
+
+// Sends on an explicit context: c.ctx_p2p() for point-to-point, c.ctx_coll()
+// for collectives built on point-to-point.
+inline status isend_on(uint32_t ctx, const void* buf, std::size_t bytes, comm& c, int rank, int tag,
+                       bool sync, request*& out) noexcept {
+    request* r = request_alloc(req_kind::send, 1);
+    if (!r) return status::no_mem;
+    r->c = &c;
+    r->buf = const_cast<void*>(buf);
+    r->capacity = r->bytes = bytes;
+    r->peer = c.lpid(rank);
+    r->match_rank = c.rank;  // sender's rank travels in the match bits / header
+    r->tag = tag;
+    r->context = ctx;
+    if (sync) r->flags |= rf_sync;
+    out = r;
+    if constexpr (native_tagged) {
+        if (!deferred_empty()) return defer(r, dop_native_isend);
+        const status s = g_dev.nm.isend(r->peer, nm::match{r->context, c.rank, tag}, buf, bytes,
+                                        sync ? nm::send_sync : nm::send_default, &r->nm);
+        return start_result(r, s, dop_native_isend);
+    } else {
+        return am_isend(r);
+    }
+}
+
+inline status irecv_on(uint32_t ctx, void* buf, std::size_t bytes, comm& c, int rank, int tag,
+                       request*& out) noexcept {
+    request* r = request_alloc(req_kind::recv, 1);
+    if (!r) return status::no_mem;
+    r->c = &c;
+    r->buf = buf;
+    r->capacity = bytes;
+    r->peer = rank == MPI_ANY_SOURCE ? -1 : c.lpid(rank);
+    r->match_rank = rank;
+    r->match_tag = tag;
+    r->context = ctx;
+    out = r;
+    if constexpr (native_tagged) {
+        if (!deferred_empty()) return defer(r, dop_native_irecv);
+        const status s = g_dev.nm.irecv(r->peer < 0 ? nm::any : r->peer,
+                                        nm::match{r->context, rank < 0 ? nm::any : rank,
+                                                  tag < 0 ? nm::any : tag},
+                                        buf, bytes, &r->nm);
+        return start_result(r, s, dop_native_irecv);
+    } else {
+        return am_irecv(r);
+    }
+}
+
+inline status isend(const void* buf, std::size_t bytes, comm& c, int rank, int tag, bool sync,
+                    request*& out) noexcept {
+    return isend_on(c.ctx_p2p(), buf, bytes, c, rank, tag, sync, out);
+}
+inline status irecv(void* buf, std::size_t bytes, comm& c, int rank, int tag,
+                    request*& out) noexcept {
+    return irecv_on(c.ctx_p2p(), buf, bytes, c, rank, tag, out);
+}
+
+// Nonblocking probe. found=false when nothing matches yet.
+inline bool iprobe(comm& c, int rank, int tag, int& src_rank, int& src_tag,
+                   std::size_t& bytes) noexcept {
+    if constexpr (native_tagged) {
+        nm::recv_info info{};
+        const int peer = rank == MPI_ANY_SOURCE ? nm::any : c.lpid(rank);
+        const bool found = g_dev.nm.iprobe(
+            peer, nm::match{c.ctx_p2p(), rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag},
+            info);
+        if (found) {
+            src_rank = info.rank;
+            src_tag = info.tag;
+            bytes = info.bytes;
+        }
+        return found;
+    } else {
+        progress();
+        return am_iprobe(c.ctx_p2p(), rank, tag, src_rank, src_tag, bytes);
+    }
+}
+
+// Cancels a pending receive; true if it was cancelled (it then completes
+// with the cancelled flag set).
+bool cancel_recv(request* r) noexcept;
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#include "device/progress.hpp"
+
+#include <poll.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "util/log.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+// The launcher closed our PMI connection: it is gone, and so is the job.
+void check_launcher() noexcept {
+    const int fd = g_dev.boot.fd();
+    if (fd < 0) return;
+    pollfd p{fd, POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)))
+        util::fatal("the launcher (mpiexec) is gone: ending rank %d", g_dev.world_rank);
+}
+}  // namespace
+
+void idle_step(unsigned& idle) noexcept {
+    ++idle;
+    if (g_dev.oversubscribed) {
+        // Give the core to a rank that has work; the provider's sockets are
+        // polled again when we are scheduled.
+        sched_yield();
+        if ((idle & 0x3ff) == 0) check_launcher();
+    } else {
+        __builtin_ia32_pause();
+        if ((idle & 0xfffff) == 0) check_launcher();
+    }
+}
+
+}  // namespace ch4lite::dev

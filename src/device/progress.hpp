@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// The progress engine: one poll of every transport (shm, then the netmod),
+// then the queue of operations deferred by back-pressure. Waiting loops spin
+// on it; when this node's ranks outnumber the cores they may use, an idle
+// poll yields the CPU (sched_yield), so oversubscribed jobs stay fast.
+#pragma once
+#include "device/device.hpp"
+#include "device/request.hpp"
+
+namespace ch4lite::dev {
+
+// Operations that could not start for lack of resources, retried in order.
+int deferred_progress() noexcept;
+bool deferred_empty() noexcept;
+
+// One poll of everything; returns the number of events handled.
+inline int progress() noexcept {
+    int n = g_dev.nm.progress();
+    if (!deferred_empty()) n += deferred_progress();
+    return n;
+}
+
+// Called after an idle poll inside a waiting loop: yields when
+// oversubscribed, and now and then checks that the launcher is alive.
+void idle_step(unsigned& idle) noexcept;
+
+template <class Done>
+inline void progress_until(Done&& done) noexcept {
+    unsigned idle = 0;
+    while (!done()) {
+        if (progress() == 0)
+            idle_step(idle);
+        else
+            idle = 0;
+    }
+}
+
+inline void wait(request* r) noexcept {
+    progress_until([r] { return r->cc == 0; });
+}
+
+}  // namespace ch4lite::dev

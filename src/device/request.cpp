@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: MIT
+#include "device/request.hpp"
+
+#include "device/am_p2p.hpp"
+#include "device/device.hpp"
+#include "device/p2p.hpp"
+#include "device/progress.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+util::object_pool<request> g_request_pool;
+}
+
+util::object_pool<request>& request_pool() noexcept { return g_request_pool; }
+
+void request_free_now(request* r) noexcept { g_request_pool.free(r); }
+
+bool cancel_recv(request* r) noexcept {
+    if (r->kind != req_kind::recv || r->cc == 0) return false;
+    if (r->flags & rf_queued) return false;  // not yet posted; completes normally
+    if constexpr (native_tagged) {
+        if (!g_dev.nm.cancel_recv(&r->nm)) return false;
+        r->cancelled = true;
+        request_complete(r);
+        return true;
+    } else {
+        return am_cancel_recv(r);
+    }
+}
+
+}  // namespace ch4lite::dev

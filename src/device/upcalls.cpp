@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// The netmod -> device upcalls (netmod/netmod.hpp): completions of netmod
+// operations and arrived active messages.
+#include <algorithm>
+#include <cstddef>
+
+#include "device/am.hpp"
+#include "device/am_p2p.hpp"
+#include "device/device.hpp"
+#include "device/request.hpp"
+#include "util/log.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+using nm_state = active_netmod::request_state;
+
+// The request that embeds a netmod state (container_of).
+template <class H>
+bool load(H& h, const void* hdr, std::size_t hlen, int src, uint8_t handler) noexcept {
+    if (hlen < sizeof h) {
+        util::warn("dropping active message %u from rank %d: header of %zu bytes, expected %zu",
+                   handler, src, hlen, sizeof h);
+        return false;
+    }
+    __builtin_memcpy(&h, hdr, sizeof h);
+    return true;
+}
+
+request* owner_of(nm_state* st) noexcept {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+    constexpr std::size_t off = offsetof(request, nm);
+#pragma GCC diagnostic pop
+    return reinterpret_cast<request*>(reinterpret_cast<std::byte*>(st) - off);
+}
+}  // namespace
+
+template <>
+void nm_send_done<nm_state>(nm_state* st, status result) noexcept {
+    request* r = owner_of(st);
+    if (result != status::ok) request_fail(r, result);
+    request* p = r->parent;
+    if (p && (p->flags & rf_rndv)) {
+        --p->inflight;
+        // While chunks remain to be issued p holds a token, so it outlives
+        // the completion below.
+        const bool more = p->offset < p->bytes;
+        request_complete(r);  // completes p's chunk token too
+        if (more) rndv_pump(p);
+        return;
+    }
+    request_complete(r);
+}
+
+template <>
+void nm_recv_done<nm_state>(nm_state* st, const nm::recv_info& info, status result) noexcept {
+    request* r = owner_of(st);
+    r->src_rank = info.rank;
+    r->tag = info.tag;
+    r->bytes = std::min(info.bytes, r->capacity);
+    if (info.truncated) {
+        r->flags |= rf_truncated;
+        request_fail(r, status::truncated);
+    } else if (result != status::ok) {
+        request_fail(r, result);
+    }
+    request_complete(r);
+}
+
+void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
+                 const void* payload, std::size_t plen) noexcept {
+    // Headers arrive in netmod buffers without alignment guarantees: copy,
+    // after checking the length (a short header is dropped, never over-read).
+    switch (handler) {
+        case am_eager: {
+            eager_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_eager(src, h, payload, plen);
+            return;
+        }
+        case am_rts: {
+            rts_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_rts(src, h);
+            return;
+        }
+        case am_cts: {
+            cts_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_cts(h);
+            return;
+        }
+        case am_data: {
+            data_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_data(h, payload, plen);
+            return;
+        }
+        case am_sync_ack: {
+            sync_ack_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_sync_ack(h);
+            return;
+        }
+        default:
+            util::warn("dropping active message with unknown handler %u from rank %d (%zu "
+                       "header bytes)", handler, src, hlen);
+            return;
+    }
+}
+
+}  // namespace ch4lite::dev

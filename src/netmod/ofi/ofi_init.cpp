@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// Opening the fabric: provider choice, endpoint, address exchange through
+// the bootstrap, multi-receive buffers for active messages.
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "device/bootstrap.hpp"
+#include "netmod/ofi/ofi_netmod.hpp"
+#include "util/env.hpp"
+#include "util/log.hpp"
+
+namespace ch4lite::nm::ofi {
+
+namespace {
+
+constexpr uint32_t api_version = FI_VERSION(1, 12);
+constexpr std::size_t am_buffer_count = 4;
+constexpr std::size_t am_buffer_bytes = 2u << 20;
+
+fi_info* make_hints(bool want_tagged) {
+    fi_info* h = fi_allocinfo();
+    if (!h) return nullptr;
+    h->caps = FI_MSG | FI_MULTI_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM;
+    if (want_tagged) h->caps |= FI_TAGGED;
+    // We hand every operation an fi_context2; we do NOT accept FI_BUFFERED_RECV.
+    h->mode = FI_CONTEXT | FI_CONTEXT2;
+    h->ep_attr->type = FI_EP_RDM;
+    h->domain_attr->threading = FI_THREAD_DOMAIN;
+    h->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    h->domain_attr->cq_data_size = 8;
+    h->tx_attr->msg_order = FI_ORDER_SAS;  // MPI non-overtaking
+    h->rx_attr->msg_order = FI_ORDER_SAS;
+    h->tx_attr->op_flags = FI_COMPLETION;
+    h->rx_attr->op_flags = FI_COMPLETION | FI_MULTI_RECV;
+    // Default provider: tcp;ofi_rxm (works everywhere). libfabric itself
+    // honours FI_PROVIDER when the user sets it.
+    const char* prov = std::getenv("FI_PROVIDER");
+    h->fabric_attr->prov_name = strdup(prov && *prov ? prov : "tcp;ofi_rxm");
+    return h;
+}
+
+const char* fi_err(int rc) { return fi_strerror(rc < 0 ? -rc : rc); }
+
+}  // namespace
+
+netmod::netmod() = default;
+netmod::~netmod() { close_all(); }
+
+status netmod::init(dev::bootstrap& bs) {
+    rank_ = bs.rank();
+    size_ = bs.size();
+    if (size_ - 1 > tagbits::max_rank) {
+        util::warn("ofi: %d ranks exceed the %d the match bits can name", size_, tagbits::max_rank + 1);
+        return status::unsupported;
+    }
+    // Network rule: a job on one node talks over loopback only.
+    const bool one_node = bs.num_nodes() == 1;
+    if (one_node) {
+        setenv("FI_TCP_IFACE", "lo", 0);
+        setenv("FI_SOCKETS_IFACE", "lo", 0);
+    }
+    fi_info* hints = make_hints(caps.native_tagged);
+    if (!hints) return status::no_mem;
+    int rc = -FI_ENODATA;
+    if (one_node) rc = fi_getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &info_);
+    if (rc != 0) rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    fi_freeinfo(hints);
+    if (rc != 0 || !info_) {
+        util::warn("ofi: no libfabric provider matches (FI_PROVIDER=%s): %s",
+                   util::env_str("FI_PROVIDER", "tcp;ofi_rxm (default)"), fi_err(rc));
+        return status::unsupported;
+    }
+    provider_ = info_->fabric_attr->prov_name;
+    if (info_->mode & FI_BUFFERED_RECV) {  // never accepted in hints; refuse if imposed
+        util::warn("ofi: provider %s imposes FI_BUFFERED_RECV, which ch4lite does not support",
+                   provider_.c_str());
+        return status::unsupported;
+    }
+    inject_ = std::min<std::size_t>(info_->tx_attr->inject_size, max_inject);
+    util::verbose("ofi: provider %s, fabric %s, domain %s, inject %zu, iov_limit %zu", provider_.c_str(),
+                  info_->fabric_attr->name, info_->domain_attr->name, info_->tx_attr->inject_size,
+                  info_->tx_attr->iov_limit);
+    if (info_->tx_attr->iov_limit < caps.iov_limit + 1) {
+        util::warn("ofi: provider %s allows %zu iov entries, ch4lite needs %zu", provider_.c_str(),
+                   info_->tx_attr->iov_limit, caps.iov_limit + 1);
+        return status::unsupported;
+    }
+
+    if ((rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr)) ||
+        (rc = fi_domain(fabric_, info_, &domain_, nullptr))) {
+        util::warn("ofi: cannot open fabric/domain: %s", fi_err(rc));
+        return status::io;
+    }
+    fi_av_attr av_attr{};
+    av_attr.type = FI_AV_TABLE;
+    av_attr.count = static_cast<size_t>(size_);
+    fi_cq_attr cq_attr{};
+    cq_attr.format = FI_CQ_FORMAT_TAGGED;
+    cq_attr.size = 8192;
+    cq_attr.wait_obj = FI_WAIT_NONE;
+    if ((rc = fi_av_open(domain_, &av_attr, &av_, nullptr)) ||
+        (rc = fi_cq_open(domain_, &cq_attr, &cq_, nullptr)) ||
+        (rc = fi_endpoint(domain_, info_, &ep_, nullptr)) ||
+        (rc = fi_ep_bind(ep_, &av_->fid, 0)) ||
+        (rc = fi_ep_bind(ep_, &cq_->fid, FI_TRANSMIT | FI_RECV))) {
+        util::warn("ofi: cannot create endpoint: %s", fi_err(rc));
+        return status::io;
+    }
+    // A multi-receive buffer is retired once less than one maximal AM fits.
+    size_t min_multi = sizeof(am_wire) + caps.am_header_max + caps.am_payload_max;
+    if ((rc = fi_setopt(&ep_->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_multi,
+                        sizeof min_multi)) ||
+        (rc = fi_enable(ep_))) {
+        util::warn("ofi: cannot enable endpoint: %s", fi_err(rc));
+        return status::io;
+    }
+
+    am_bufs_ = std::vector<am_buffer>(am_buffer_count);
+    for (std::size_t i = 0; i < am_bufs_.size(); ++i) {
+        am_bufs_[i].kind = op_kind::am_buffer;
+        am_bufs_[i].size = am_buffer_bytes;
+        am_bufs_[i].mem.reset(new (std::nothrow) std::byte[am_buffer_bytes]);
+        if (!am_bufs_[i].mem) return status::no_mem;
+        const status s = post_am_buffer(i);
+        if (s != status::ok) return s;
+    }
+    probe_.kind = op_kind::probe;
+
+    // Address exchange: publish ours, read everyone's, insert in rank order
+    // so that fi_addr_t == world rank.
+    std::byte addr[256];
+    size_t alen = sizeof addr;
+    if ((rc = fi_getname(&ep_->fid, addr, &alen))) {
+        util::warn("ofi: fi_getname: %s", fi_err(rc));
+        return status::io;
+    }
+    status s = bs.put("ofi", addr, alen);
+    if (s == status::ok) s = bs.fence();
+    if (s != status::ok) return s;
+    std::vector<std::byte> all;
+    std::vector<std::byte> one;
+    all.reserve(alen * static_cast<std::size_t>(size_));
+    for (int r = 0; r < size_; ++r) {
+        if ((s = bs.get(r, "ofi", one)) != status::ok) return s;
+        if (one.size() != alen) {
+            util::warn("ofi: rank %d published a %zu-byte address, expected %zu", r, one.size(), alen);
+            return status::io;
+        }
+        all.insert(all.end(), one.begin(), one.end());
+    }
+    rc = fi_av_insert(av_, all.data(), static_cast<size_t>(size_), nullptr, 0, nullptr);
+    if (rc != size_) {
+        util::warn("ofi: fi_av_insert inserted %d of %d addresses", rc, size_);
+        return status::io;
+    }
+    return status::ok;
+}
+
+status netmod::post_am_buffer(std::size_t i) {
+    am_buffer& b = am_bufs_[i];
+    struct ::iovec v{b.mem.get(), b.size};
+    fi_msg msg{};
+    msg.msg_iov = &v;
+    msg.iov_count = 1;
+    msg.addr = FI_ADDR_UNSPEC;
+    msg.context = &b.ctx;
+    ssize_t rc;
+    while ((rc = fi_recvmsg(ep_, &msg, FI_MULTI_RECV | FI_COMPLETION)) == -FI_EAGAIN)
+        (void)fi_cq_read(cq_, nullptr, 0);
+    if (rc != 0) {
+        util::warn("ofi: cannot post an active-message buffer: %s", fi_err(static_cast<int>(rc)));
+        return status::io;
+    }
+    return status::ok;
+}
+
+status netmod::finalize() {
+    close_all();
+    return status::ok;
+}
+
+void netmod::close_all() {
+    // Endpoint first (it references the CQ and AV), then the rest.
+    if (ep_) fi_close(&ep_->fid);
+    if (cq_) fi_close(&cq_->fid);
+    if (av_) fi_close(&av_->fid);
+    if (domain_) fi_close(&domain_->fid);
+    if (fabric_) fi_close(&fabric_->fid);
+    if (info_) fi_freeinfo(info_);
+    ep_ = nullptr;
+    cq_ = nullptr;
+    av_ = nullptr;
+    domain_ = nullptr;
+    fabric_ = nullptr;
+    info_ = nullptr;
+    am_bufs_.clear();
+}
+
+}  // namespace ch4lite::nm::ofi

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+// The libfabric netmod (docs/netmod-ofi.md). One RDM endpoint, one tagged
+// completion queue, an AV table indexed by world rank.
+//   - active messages: untagged fi_send/fi_sendv into multi-receive buffers
+//     (mandatory service)
+//   - native tagged send/receive: fi_tsend/fi_trecv with the match bits of
+//     ofi_tag.hpp (optional service; off when CH4LITE_FORCE_AM)
+// Hot paths (isend, irecv, am_send, progress) are inline here.
+#pragma once
+#include <rdma/fabric.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "netmod/netmod.hpp"
+#include "netmod/ofi/ofi_tag.hpp"
+
+#ifndef CH4LITE_FORCE_AM
+#define CH4LITE_FORCE_AM 0
+#endif
+
+namespace ch4lite::nm::ofi {
+
+// Kinds of completion contexts; every context starts with an op_ctx.
+enum class op_kind : uint8_t {
+    tsend,        // tagged send
+    tsend_sync,   // tagged synchronous send (local completion + ack)
+    trecv,        // tagged receive
+    am_send,      // active message send
+    am_buffer,    // multi-receive buffer
+    probe,        // FI_PEEK probe
+};
+
+struct op_ctx {
+    fi_context2 ctx;  // must stay first: libfabric hands back &ctx
+    op_kind kind;
+};
+
+// Wire header in front of every active message.
+struct am_wire {
+    uint8_t handler;   // 0 = netmod-internal (sync ack), else the device's id
+    uint8_t hlen;      // device header bytes that follow
+    uint16_t reserved;
+    int32_t src;       // sender's world rank
+};
+inline constexpr uint8_t internal_sync_ack = 0;
+
+class netmod {
+  public:
+    struct request_state : op_ctx {
+        uint8_t pending = 0;     // sync send: completions still expected
+        uint8_t cancel = 0;      // 1: cancel requested, 2: cancelled
+        uint8_t hlen = 0;
+        uint32_t cookie = 0;     // sync send: index in the ack table
+        alignas(8) std::byte hdr[sizeof(am_wire) + 40];  // AM headers live here until sent
+    };
+
+    static constexpr const char* name = "ofi";
+    static constexpr capabilities caps{
+        .native_tagged = !CH4LITE_FORCE_AM,
+        .native_rma = false,
+        .am_payload_iov = true,
+        .am_ordered = true,  // we require FI_ORDER_SAS
+        .iov_limit = 3,      // provider limit 4 minus the header segment
+        .inject_size = 64,   // lower bound over supported providers; see inject_
+        .am_header_max = 40,
+        .am_payload_max = 64 * 1024,
+    };
+
+    netmod();
+    ~netmod();
+    status init(dev::bootstrap& bs);
+    status finalize();
+    const char* provider() const { return provider_.c_str(); }
+
+    // ---- progress -----------------------------------------------------------
+    int progress() {
+        fi_cq_tagged_entry e[16];
+        const ssize_t n = fi_cq_read(cq_, e, 16);
+        if (n > 0) {
+            for (ssize_t i = 0; i < n; ++i) on_completion(e[i]);
+            return static_cast<int>(n);
+        }
+        if (n == -FI_EAGAIN) return 0;
+        return on_cq_error(n);
+    }
+
+    // ---- active messages ----------------------------------------------------
+    status am_send(int peer, uint8_t handler, const void* hdr, std::size_t hlen, const iov* payload,
+                   int niov, request_state* st) {
+        std::size_t plen = 0;
+        for (int i = 0; i < niov; ++i) plen += payload[i].len;
+        const am_wire w{handler, static_cast<uint8_t>(hlen), 0, rank_};
+        const std::size_t total = sizeof w + hlen + plen;
+        if (total <= inject_) {  // copy out now: no completion, buffers free at once
+            alignas(8) std::byte buf[max_inject];
+            std::memcpy(buf, &w, sizeof w);
+            std::memcpy(buf + sizeof w, hdr, hlen);
+            std::size_t off = sizeof w + hlen;
+            for (int i = 0; i < niov; ++i) {
+                std::memcpy(buf + off, payload[i].base, payload[i].len);
+                off += payload[i].len;
+            }
+            return map(fi_inject(ep_, buf, total, static_cast<fi_addr_t>(peer)), status::ok);
+        }
+        if (st == nullptr || hlen > caps.am_header_max || niov > static_cast<int>(caps.iov_limit))
+            return status::invalid;
+        st->kind = op_kind::am_send;
+        std::memcpy(st->hdr, &w, sizeof w);
+        std::memcpy(st->hdr + sizeof w, hdr, hlen);
+        struct ::iovec v[4];
+        v[0] = {st->hdr, sizeof w + hlen};
+        for (int i = 0; i < niov; ++i) v[i + 1] = {const_cast<void*>(payload[i].base), payload[i].len};
+        return map(fi_sendv(ep_, v, nullptr, static_cast<size_t>(niov) + 1,
+                            static_cast<fi_addr_t>(peer), &st->ctx),
+                   status::in_progress);
+    }
+
+    // ---- native tagged (used only when caps.native_tagged) ------------------
+    status isend(int peer, match m, const void* buf, std::size_t n, unsigned flags,
+                 request_state* st) {
+        const uint64_t tag = tagbits::make(m.context, m.rank, m.tag);
+        if (flags & send_sync) return isend_sync(peer, tag, buf, n, st);
+        if (n <= inject_)
+            return map(fi_tinject(ep_, buf, n, static_cast<fi_addr_t>(peer), tag), status::ok);
+        st->kind = op_kind::tsend;
+        return map(fi_tsend(ep_, buf, n, nullptr, static_cast<fi_addr_t>(peer), tag, &st->ctx),
+                   status::in_progress);
+    }
+    status irecv(int peer, match m, void* buf, std::size_t n, request_state* st)
+        {
+        uint64_t ignore = tagbits::sync;
+        if (m.rank == any) ignore |= tagbits::rank_mask;
+        if (m.tag == any) ignore |= tagbits::tag_mask;
+        const uint64_t tag = tagbits::make(m.context, m.rank == any ? 0 : m.rank,
+                                           m.tag == any ? 0 : m.tag);
+        st->kind = op_kind::trecv;
+        st->cancel = 0;
+        (void)peer;  // the source rank is in the match bits
+        return map(fi_trecv(ep_, buf, n, nullptr, FI_ADDR_UNSPEC, tag, ignore, &st->ctx),
+                   status::in_progress);
+    }
+    bool iprobe(int peer, match m, recv_info& info);
+    bool cancel_recv(request_state* st);
+
+  private:
+    static constexpr std::size_t max_inject = 4096;
+
+    static status map(ssize_t rc, status on_success) {
+        if (__builtin_expect(rc == 0, 1)) return on_success;
+        return rc == -FI_EAGAIN ? status::again : status::io;
+    }
+    status isend_sync(int peer, uint64_t tag, const void* buf, std::size_t n, request_state* st);
+    void on_completion(const fi_cq_tagged_entry& e);
+    int on_cq_error(ssize_t rc);
+    void on_am_buffer(const fi_cq_tagged_entry& e);
+    void send_sync_ack(int peer, uint32_t cookie);
+    status post_am_buffer(std::size_t i);
+    void close_all();
+
+    struct am_buffer : op_ctx {
+        std::unique_ptr<std::byte[]> mem;
+        std::size_t size = 0;
+    };
+
+    fi_info* info_ = nullptr;
+    fid_fabric* fabric_ = nullptr;
+    fid_domain* domain_ = nullptr;
+    fid_av* av_ = nullptr;
+    fid_cq* cq_ = nullptr;
+    fid_ep* ep_ = nullptr;
+    int rank_ = 0;
+    int size_ = 1;
+    std::size_t inject_ = 0;  // provider's inject size, capped at max_inject
+    std::string provider_;
+    std::vector<am_buffer> am_bufs_;
+    std::vector<request_state*> sync_table_;  // outstanding sync sends by cookie
+    std::vector<uint32_t> sync_free_;
+    // Probe in flight (FI_PEEK completes through the CQ).
+    struct probe_ctx : op_ctx {
+        int state = 0;  // 0 pending, 1 found, 2 not found
+        recv_info info{};
+    };
+    probe_ctx probe_{};
+};
+
+}  // namespace ch4lite::nm::ofi
