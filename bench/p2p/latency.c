@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * OSU-style ping-pong latency between ranks 0 and 1 (other ranks idle):
+ * rank 0 sends, rank 1 answers with a message of the same size. Reports
+ * half the round trip in microseconds for 0 B .. 4 MiB (argv[1] or
+ * BENCH_MAX_BYTES lowers the top size).
+ *
+ * Per size: warm-up (also absorbs lazy connection setup), a timed
+ * calibration that picks the iteration count filling the time budget,
+ * then BENCH_REPS timed repetitions; the fastest repetition is reported.
+ */
+#include "bench.h"
+
+#define TAG_DATA 1
+#define TAG_CTRL 2
+#define TABLE "p2p_latency"
+
+static void pingpong(int rank, char *sbuf, char *rbuf, size_t size, long iters)
+{
+    for (long i = 0; i < iters; i++) {
+        if (rank == 0) {
+            MPI_Send(sbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD);
+            MPI_Recv(rbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(sbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
+        }
+    }
+}
+
+/* Rank 0 decides the iteration count from a timed sample and tells rank 1. */
+static long calibrate(int rank, char *sbuf, char *rbuf, size_t size)
+{
+    long warm = size >= (1u << 20) ? 3 : 20;
+    pingpong(rank, sbuf, rbuf, size, warm);
+    double t0 = MPI_Wtime();
+    pingpong(rank, sbuf, rbuf, size, warm);
+    double t = MPI_Wtime() - t0;
+    long n = 0;
+    if (rank == 0) {
+        n = bench_iters_for(t / (double)warm, 5, 2000000);
+        MPI_Send(&n, 1, MPI_LONG, 1, TAG_CTRL, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+        MPI_Recv(&n, 1, MPI_LONG, 0, TAG_CTRL, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    return n;
+}
+
+static void declare(void)
+{
+    bench_table(TABLE, "bytes", "ping-pong half round trip, us (lower is better)");
+    /* Issue 2: network path (shm off, tcp;ofi_rxm) against the raw provider
+     * and against Open MPI over the same provider, for small messages. */
+    bench_ratio(TABLE, "net/fi_pingpong", "ch4lite-net.lat_us", "fi_pingpong.lat_us");
+    bench_goal(TABLE, "net/fi_pingpong", "<=", 1.2, "0..64");
+    bench_ratio(TABLE, "net/ompi-ofi", "ch4lite-net.lat_us", "ompi-ofi.lat_us");
+    bench_goal(TABLE, "net/ompi-ofi", "<=", 1.0, "0..64");
+    /* Issue 4: on-node path against the better peer and a cache-line handoff. */
+    bench_ratio(TABLE, "shm/best-peer", "ch4lite.lat_us", "min(mpich.lat_us,ompi.lat_us)");
+    bench_goal(TABLE, "shm/best-peer", "<=", 1.0, "0..8");
+    bench_ratio(TABLE, "shm/cacheline", "ch4lite.lat_us", "cacheline.lat_us");
+    bench_goal(TABLE, "shm/cacheline", "<=", 2.5, "0..8");
+    /* Reference only: what an MPI over the same provider costs. */
+    bench_ratio(TABLE, "ompi-ofi/fi_pingpong", "ompi-ofi.lat_us", "fi_pingpong.lat_us");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, np;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    if (np < 2) {
+        if (rank == 0)
+            fprintf(stderr, "latency: needs at least 2 ranks\n");
+        MPI_Finalize();
+        return 1;
+    }
+    size_t max = bench_max_bytes(argc, argv, (size_t)4 << 20);
+    size_t sizes[64];
+    int nsizes = bench_sizes(sizes, 64, 1, max);
+    char *sbuf = bench_alloc(max);
+    char *rbuf = bench_alloc(max);
+    int reps = bench_reps();
+    double best[BENCH_REPS_MAX];
+
+    declare();
+    for (int s = 0; s < nsizes && rank < 2; s++) {
+        long n = calibrate(rank, sbuf, rbuf, sizes[s]);
+        for (int r = 0; r < reps; r++) {
+            double t0 = MPI_Wtime();
+            pingpong(rank, sbuf, rbuf, sizes[s], n);
+            double us = (MPI_Wtime() - t0) * 1e6 / (2.0 * (double)n);
+            best[r] = us;
+        }
+        bench_emit_size(TABLE, sizes[s], "lat_us", bench_min(best, reps));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}

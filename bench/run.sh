@@ -1,0 +1,258 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make bench: run every benchmark under every available implementation and
+# configuration in one run, then print one table per benchmark table.
+#   sh bench/run.sh <builddir>
+# Knobs (environment):
+#   BENCH_FILTER=<regex>   only benchmarks whose name matches (grep -E)
+#   BENCH_QUICK=1          short measurements, one round (smoke test)
+#   BENCH_ROUNDS=<n>       rounds; each runs every (benchmark, configuration)
+#                          once, interleaved; a value is the median over rounds
+#                          (default 3, quick 1)
+#   BENCH_CONFIGS="a b"    configurations to run (default: ch4lite ch4lite-net
+#                          mpich ompi ompi-ofi, plus every reference); opt-in:
+#                          ch4lite-am, mpich-tcp
+#   BENCH_BIND=core        bind ranks to cores (default: no binding anywhere)
+#   BENCH_TIMEOUT=<s>      per program run (default 600)
+#   BENCH_STRICT=1         exit 1 when a goal is missed (default: never fail)
+# Other BENCH_* variables (BENCH_MAX_BYTES, BENCH_INNER_REPS, ...) are passed
+# to the programs. Output: stdout, <builddir>/bench-results.txt (the tables),
+# <builddir>/bench-results.tsv (every tagged line of every run) and
+# <builddir>/bench-summary.tsv (the merged numbers). docs/benchmarks.md.
+set -u
+set -f   # no globbing: word lists below are split on blanks only
+if [ $# -lt 1 ]; then
+  echo "usage: sh bench/run.sh <builddir>" >&2
+  exit 2
+fi
+B=$(cd "$1" 2>/dev/null && pwd) || { echo "bench: no build directory $1" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+bin="$B/bench-bin"
+if [ ! -f "$bin/manifest.tsv" ] || [ ! -f "$bin/config.sh" ]; then
+  echo "bench: no benchmarks configured in $B (CH4LITE_BENCH=ON, then build)"
+  exit 0
+fi
+. "$bin/config.sh"
+
+PROV='tcp;ofi_rxm'
+quick=0
+case "${BENCH_QUICK:-0}" in ''|0) ;; *) quick=1 ;; esac
+if [ $quick = 1 ]; then rounds=${BENCH_ROUNDS:-1}; else rounds=${BENCH_ROUNDS:-3}; fi
+tmo=${BENCH_TIMEOUT:-600}
+tmo_cmd="timeout -k 10 $tmo"
+filter=${BENCH_FILTER:-}
+bind=${BENCH_BIND:-none}
+out="$B/bench-out"
+raw="$B/bench-results.tsv"
+txt="$B/bench-results.txt"
+summary="$B/bench-summary.tsv"
+rm -rf "$out"
+mkdir -p "$out"
+notes="$out/notes"
+: >"$notes"
+: >"$raw"
+note() { echo "$*" >>"$notes"; }
+
+# ---- configurations -------------------------------------------------------
+built() { case " $BENCH_BUILT_IMPLS " in *" $1 "*) return 0 ;; esac; return 1; }
+available() {
+  case $1 in
+    ch4lite|ch4lite-net)
+      built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] ;;
+    ch4lite-am)
+      built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] && [ -e "$BENCH_CH4LITE_AM_LIBDIR/libmpi.so.1" ] ;;
+    mpich|mpich-tcp)
+      built mpich && [ -n "$BENCH_HYDRA" ] && [ -x "$BENCH_HYDRA" ] ;;
+    ompi)
+      built ompi && [ -n "$BENCH_OMPIRUN" ] && [ -x "$BENCH_OMPIRUN" ] ;;
+    ompi-ofi)
+      built ompi && [ -n "$BENCH_OMPIRUN" ] && [ -x "$BENCH_OMPIRUN" ] && ompi_has_ofi ;;
+    *) return 1 ;;
+  esac
+}
+why_not() {
+  case $1 in
+    ch4lite*)
+      if ! built ch4lite; then echo "not configured"
+      elif [ ! -x "$BENCH_CH4LITE_MPIEXEC" ]; then echo "no launcher bin/mpiexec in the build yet"
+      else echo "forced-AM libmpi (am/lib) not built"; fi ;;
+    mpich*) echo "MPICH not installed (mpicc.mpich + mpiexec.hydra; Debian: mpich libmpich-dev)" ;;
+    ompi-ofi)
+      if available ompi; then echo "Open MPI has no ofi MTL here"
+      else echo "Open MPI not installed (Debian: openmpi-bin libopenmpi-dev)"; fi ;;
+    ompi) echo "Open MPI not installed (Debian: openmpi-bin libopenmpi-dev)" ;;
+    *) echo "unknown configuration" ;;
+  esac
+}
+ompi_has_ofi() {
+  [ -n "${_ompi_ofi:-}" ] || {
+    info=$(dirname "$BENCH_OMPIRUN")/ompi_info
+    if [ -x "$info" ] && "$info" 2>/dev/null | grep -q 'MCA mtl: ofi'; then _ompi_ofi=yes; else _ompi_ofi=no; fi
+  }
+  [ "$_ompi_ofi" = yes ]
+}
+
+default_configs="ch4lite ch4lite-net mpich ompi ompi-ofi"
+wanted=$(echo "${BENCH_CONFIGS:-$default_configs}" | tr ',' ' ')
+configs=
+for c in $wanted; do
+  case $c in
+    ch4lite|ch4lite-net|ch4lite-am|mpich|mpich-tcp|ompi|ompi-ofi)
+      if available "$c"; then configs="$configs $c"; else note "skipped $c: $(why_not "$c")"; fi ;;
+  esac
+done
+# References (plain programs, scripts) are named after their benchmark; with
+# BENCH_CONFIGS set they run only when listed.
+ref_wanted() {
+  [ -z "${BENCH_CONFIGS:-}" ] && return 0
+  case " $wanted " in *" $1 "*) return 0 ;; esac
+  return 1
+}
+
+# BENCH_* knobs the programs see (values with blanks are not passed).
+genv=
+xenv=
+for kv in $(env | grep -E '^BENCH_[A-Z0-9_]+=[^[:space:]]*$' |
+            grep -vE '^BENCH_(FILTER|CONFIGS|ROUNDS|TIMEOUT|STRICT|BIND|IMPL|QUICK)='); do
+  genv="$genv -genv ${kv%%=*} ${kv#*=}"
+  xenv="$xenv -x $kv"
+done
+export BENCH_QUICK=$quick
+
+case $bind in
+  core) ch4_bind="-bind-to core"; hy_bind="-bind-to core"; om_bind="--bind-to core" ;;
+  *) ch4_bind=""; hy_bind="-bind-to none"; om_bind="--bind-to none" ;;
+esac
+
+# launch CONFIG NP PROGRAM ARGS...: one MPI job, traffic on loopback only.
+launch() {
+  cfg=$1 np=$2
+  shift 2
+  case $cfg in
+    ch4lite)
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$np" $ch4_bind -genv CH4LITE_SHM 1 \
+        -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+    ch4lite-net)
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$np" $ch4_bind -genv CH4LITE_SHM 0 \
+        -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+    ch4lite-am)
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$np" $ch4_bind -genv CH4LITE_SHM 0 \
+        -genv LD_LIBRARY_PATH "$BENCH_CH4LITE_AM_LIBDIR" \
+        -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+    mpich)
+      # ch4:ucx: on-node data over UCX shared memory; any network lane on lo.
+      $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$np" $hy_bind -genv UCX_NET_DEVICES lo \
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+    mpich-tcp)
+      $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$np" $hy_bind -genv UCX_TLS tcp,self \
+        -genv UCX_NET_DEVICES lo -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+    ompi)
+      $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$np" $om_bind \
+        --mca pml ob1 --mca btl self,vader --mca btl_tcp_if_include lo \
+        --mca oob_tcp_if_include lo -x BENCH_QUICK=$quick -x BENCH_IMPL="$cfg" $xenv "$@" ;;
+    ompi-ofi)
+      # cm PML + ofi MTL on the same provider as ch4lite-net. The ofi MTL
+      # excludes "tcp" by default; naming the layered provider includes it.
+      $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$np" $om_bind \
+        --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "$PROV" \
+        --mca btl self,vader --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
+        -x FI_PROVIDER="$PROV" -x FI_TCP_IFACE=lo -x BENCH_QUICK=$quick \
+        -x BENCH_IMPL="$cfg" $xenv "$@" ;;
+  esac
+}
+
+# run TAG ROUND NAME COMMAND...: one program run, lines tagged into $raw.
+run() {
+  tag=$1 round=$2 name=$3
+  shift 3
+  o="$out/$name.$tag.$round"
+  start=$(date +%s)
+  "$@" >"$o.out" 2>"$o.err" </dev/null
+  rc=$?
+  secs=$(($(date +%s) - start))
+  printf '  %-12s %-12s round %s: ' "$name" "$tag" "$round" >&2
+  case $rc in
+    0) echo "${secs}s" >&2 ;;
+    77) echo "skipped" >&2
+        note "skipped $name under $tag: $(head -1 "$o.err")" ;;
+    124|137) echo "timed out after ${tmo}s" >&2
+        note "$name under $tag (round $round): timed out after ${tmo}s; partial lines kept; see $o.err" ;;
+    *) echo "failed (exit $rc)" >&2
+       note "$name under $tag (round $round): exit $rc; partial lines kept; see $o.err: $(grep -v '^$' "$o.err" | head -1)" ;;
+  esac
+  awk -v tag="$tag" -v round="$round" -F '\t' \
+    '$1 ~ /^(BENCH|RATIO|GOAL|TABLE)$/ { print tag "\t" round "\t" $0 }' "$o.out" >>"$raw"
+}
+
+# ---- run ------------------------------------------------------------------
+selected=$(awk -F '\t' 'NF >= 2 && $1 != "" { print $1 }' "$bin/manifest.tsv" |
+           { if [ -n "$filter" ]; then grep -E -- "$filter"; else cat; fi })
+if [ -z "$selected" ]; then
+  echo "bench: no benchmark matches BENCH_FILTER='$filter'"
+  exit 0
+fi
+{
+  echo "ch4lite benchmarks: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc 2>/dev/null || echo '?') cores," \
+    "rounds=$rounds, quick=$quick, bind=$bind"
+  echo "configurations:${configs:- none}"
+} >"$out/header"
+cat "$out/header" >&2
+r=0
+while [ $r -lt "$rounds" ]; do
+  r=$((r + 1))
+  echo "round $r/$rounds" >&2
+  for name in $selected; do
+    line=$(awk -F '\t' -v n="$name" '$1 == n { print; exit }' "$bin/manifest.tsv")
+    kind=$(echo "$line" | cut -f2)
+    np=$(echo "$line" | cut -f3)
+    launch_list=$(echo "$line" | cut -f4 | tr ',' ' ')
+    path=$(echo "$line" | cut -f5)
+    args=$(echo "$line" | cut -f6)
+    case $kind in
+      script)
+        ref_wanted "$name" && run "$name" $r "$name" $tmo_cmd sh "$path" $args ;;
+      plain)
+        if ! ref_wanted "$name"; then :
+        elif [ -x "$path" ] && [ ! -e "$path.notbuilt" ]; then run "$name" $r "$name" $tmo_cmd "$path" $args
+        elif [ $r = 1 ]; then note "skipped $name: not built"; fi ;;
+      mpi)
+        for c in $configs; do
+          if [ "$launch_list" != default ]; then
+            case " $launch_list " in *" $c "*) ;; *) continue ;; esac
+          fi
+          impl=${c%%-*}
+          prog="$bin/$impl/$name"
+          if [ ! -x "$prog" ] || [ -e "$prog.notbuilt" ]; then
+            [ $r = 1 ] && note "skipped $name under $c: not built for $impl$( [ -e "$prog.notbuilt" ] &&
+              echo ": $(grep -m1 -E 'error|undefined' "$prog.notbuilt")")"
+            continue
+          fi
+          run "$c" $r "$name" launch "$c" "$np" "$prog" $args
+        done ;;
+    esac
+  done
+done
+
+# ---- merge and print --------------------------------------------------------
+rm -f "$summary" "$out/goals-failed"
+{
+  cat "$out/header"
+  echo
+  awk -F '\t' -v summary="$summary" -v failfile="$out/goals-failed" -f "$here/tools/merge.awk" "$raw"
+  if [ -s "$notes" ]; then
+    echo
+    echo "notes:"
+    sort -u "$notes" | sed 's/^/  /'
+  fi
+  echo
+  echo "values: median over $rounds round(s) of each program's best repetition;" \
+    "raw: $raw"
+} >"$txt"
+cat "$txt"
+if [ "${BENCH_STRICT:-0}" = 1 ] && [ -s "$out/goals-failed" ]; then
+  exit 1
+fi
+exit 0
