@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+// Commit: lower the type tree to IR, normalize it, and flatten it into a
+// program of 64-byte nodes with kernels chosen once. Also computes the
+// coalesced segment count of one instance (for O(1) IOV sizing).
+#include <algorithm>
+#include <climits>
+#include <new>
+
+#include "dame/ir.hpp"
+#include "dame/kernels.hpp"
+#include "dame/program.hpp"
+#include "dame/type.hpp"
+
+namespace ch4lite::dame {
+namespace {
+
+struct seg_info {
+    int64_t segs = 0, first = 0, last_end = 0;
+};
+
+int64_t sat_mul(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
+// Coalesced segments of one instance of n, with the first start and last end
+// relative to the parent's origin (n.disp included).
+seg_info segments_of(const ir& n) {
+    seg_info r;
+    if (n.size() == 0) return r;
+    auto chain = [&](int64_t cnt, auto&& origin_of, const seg_info& k) {
+        // cnt copies of k; copy i starts at origin_of(i).
+        r.segs = sat_mul(cnt, k.segs);
+        for (int64_t i = 0; i + 1 < cnt; ++i)
+            if (origin_of(i) + k.last_end == origin_of(i + 1) + k.first) --r.segs;
+        r.first = origin_of(0) + k.first;
+        r.last_end = origin_of(cnt - 1) + k.last_end;
+    };
+    switch (n.k) {
+        case ir_kind::leaf:
+            r = {1, 0, n.len};
+            break;
+        case ir_kind::vec: {
+            const seg_info k = segments_of(*n.kid());
+            const bool join = k.last_end == n.stride + k.first;
+            r.segs = join ? sat_mul(n.count, k.segs) - (n.count - 1) : sat_mul(n.count, k.segs);
+            r.first = k.first;
+            r.last_end = (n.count - 1) * n.stride + k.last_end;
+            break;
+        }
+        case ir_kind::blkidx:
+            chain(n.count, [&](int64_t i) { return n.disps[i]; }, segments_of(*n.kid()));
+            break;
+        case ir_kind::idx: {
+            // Block b = blens[b] copies at disps[b] + j*stride.
+            const seg_info k = segments_of(*n.kid());
+            const bool inner = k.last_end == n.stride + k.first;
+            for (size_t b = 0; b < n.disps.size(); ++b) {
+                const int64_t c = n.blens[b];
+                r.segs = sat_mul(1, r.segs + sat_mul(c, k.segs) - (inner ? c - 1 : 0));
+                const int64_t f = n.disps[b] + k.first;
+                if (b == 0) r.first = f;
+                else if (r.last_end == f) --r.segs;
+                r.last_end = n.disps[b] + (c - 1) * n.stride + k.last_end;
+            }
+            break;
+        }
+        case ir_kind::strct: {
+            bool any = false;
+            for (size_t i = 0; i < n.kids.size(); ++i) {
+                const seg_info k = segments_of(*n.kids[i]);
+                if (k.segs == 0) continue;
+                const int64_t f = n.disps[i] + k.first, e = n.disps[i] + k.last_end;
+                r.segs = sat_mul(1, r.segs + k.segs);
+                if (any && r.last_end == f) --r.segs;
+                if (!any) r.first = f;
+                r.last_end = e;
+                any = true;
+            }
+            break;
+        }
+    }
+    r.first += n.disp;
+    r.last_end += n.disp;
+    return r;
+}
+
+}  // namespace
+
+struct compiler {
+    program& p;
+
+    const void* list(const std::vector<int64_t>& v, bool* wide) {
+        bool fits = true;
+        for (int64_t x : v) fits = fits && x >= INT32_MIN && x <= INT32_MAX;
+        *wide = !fits;
+        if (fits) {
+            auto a = std::make_unique<int32_t[]>(v.size());
+            std::copy(v.begin(), v.end(), a.get());
+            p.list_bytes_ += v.size() * 4;
+            p.lists32_.push_back(std::move(a));
+            return p.lists32_.back().get();
+        }
+        return list64(v);
+    }
+    const int64_t* list64(const std::vector<int64_t>& v) {
+        auto a = std::make_unique<int64_t[]>(v.size());
+        std::copy(v.begin(), v.end(), a.get());
+        p.list_bytes_ += v.size() * 8;
+        p.lists64_.push_back(std::move(a));
+        return p.lists64_.back().get();
+    }
+
+    static uint8_t align_of(int64_t bits) {
+        uint8_t a = 0;
+        while (a < 4 && !(bits & (int64_t{1} << a))) ++a;
+        return a;
+    }
+
+    uint32_t emit(const ir& n, int depth) {
+        p.depth_ = std::max(p.depth_, depth);
+        const auto self = static_cast<uint32_t>(p.nodes_.size());
+        p.nodes_.emplace_back();
+        node nd;
+        nd.disp = n.disp;
+        nd.count = n.count;
+        nd.size = n.size();
+        int64_t bits = 0;
+        const ir* kid = n.kids.empty() ? nullptr : n.kid();
+        const bool final = kid && kid->is_leaf() && n.k != ir_kind::strct;
+        bool wide = false;
+        switch (n.k) {
+            case ir_kind::leaf:
+                nd.kind = op::leaf;
+                nd.blen = n.len;
+                nd.count = 1;
+                bits = n.len;
+                break;
+            case ir_kind::vec:
+                nd.kind = op::vector;
+                nd.stride = n.stride;
+                bits = n.stride;
+                break;
+            case ir_kind::blkidx:
+                nd.kind = op::blkindex;
+                nd.disps = list(n.disps, &wide);
+                for (int64_t d : n.disps) bits |= d;
+                break;
+            case ir_kind::idx: {
+                nd.kind = op::indexed;
+                nd.stride = n.stride;
+                nd.disps = list(n.disps, &wide);
+                std::vector<int64_t> pre{0};
+                for (int64_t b : n.blens) pre.push_back(pre.back() + b);
+                nd.prefix = list64(pre);
+                for (size_t i = 0; i < n.disps.size(); ++i) bits |= n.disps[i] | n.blens[i];
+                break;
+            }
+            case ir_kind::strct: {
+                nd.kind = op::struct_;
+                nd.disps = list64(n.disps);
+                wide = true;
+                std::vector<int64_t> pre{0};
+                for (const ir_ptr& k : n.kids) pre.push_back(pre.back() + k->size());
+                nd.prefix = list64(pre);
+                nd.child = static_cast<uint32_t>(p.kids_.size());
+                p.kids_.resize(p.kids_.size() + n.kids.size());
+                for (size_t i = 0; i < n.kids.size(); ++i)
+                    p.kids_[nd.child + i] = emit(*n.kids[i], depth + 1);
+                break;
+            }
+        }
+        nd.wide = wide;
+        if (final && !(n.k == ir_kind::idx && n.stride != kid->len)) {
+            nd.blen = kid->len;
+            nd.kern = choose_kernel(nd.kind, kid->len, wide);
+            bits |= kid->len;
+        } else if (kid && n.k != ir_kind::strct) {
+            nd.child = emit(*kid, depth + 1);
+        }
+        nd.align_log2 = align_of(bits | n.disp);
+        p.nodes_[self] = nd;
+        return self;
+    }
+};
+
+int64_t program::segments(int64_t count) const noexcept {
+    if (count <= 0 || segs_ == 0) return 0;
+    const bool join = last_end_ == extent_ + first_;
+    const int64_t all = sat_mul(count, segs_);
+    return join ? all - (count - 1) : all;
+}
+
+size_t program::footprint() const noexcept {
+    return nodes_.size() * sizeof(node) + kids_.size() * sizeof(uint32_t) + list_bytes_;
+}
+
+node program::top(int64_t count) const noexcept {
+    const node& r = nodes_[0];
+    node t;
+    if (r.kind == op::leaf && r.blen == extent_) {  // contiguous: one block
+        t = r;
+        t.blen = r.blen * count;
+        t.size = t.blen;
+    } else if (r.kind == op::leaf) {
+        t.kind = op::vector;
+        t.kern = top_kern_;
+        t.blen = r.blen;
+        t.disp = r.disp;
+        t.stride = extent_;
+        t.count = count;
+        t.size = count * r.blen;
+    } else if (top_merge_) {
+        t = r;
+        t.count = r.count * count;
+        t.size = r.size * count;
+    } else {
+        t.kind = op::vector;
+        t.child = 0;
+        t.stride = extent_;
+        t.count = count;
+        t.size = count * size_;
+    }
+    return t;
+}
+
+status compile(const type& t, std::unique_ptr<const program>* out) noexcept {
+    auto* p = new (std::nothrow) program();
+    if (!p) return status::no_mem;
+    std::unique_ptr<program> owner(p);
+    try {
+        ir_ptr n = lower(t);
+        normalize(n);
+        p->text_ = to_text(*n);
+        const seg_info s = segments_of(*n);
+        p->segs_ = s.segs, p->first_ = s.first, p->last_end_ = s.last_end;
+        p->size_ = t.size();
+        p->extent_ = t.extent();
+        compiler{*p}.emit(*n, 1);
+        const node& r = p->nodes_[0];
+        if (r.kind == op::leaf) p->top_kern_ = choose_kernel(op::vector, r.blen, false);
+        p->top_merge_ = r.kind == op::vector && r.count * r.stride == p->extent_;
+    } catch (const std::bad_alloc&) {
+        return status::no_mem;
+    }
+    *out = std::move(owner);
+    return status::ok;
+}
+
+}  // namespace ch4lite::dame

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// Block copies for the move kernels. Fixed lengths compile to plain loads
+// and stores; short variable lengths use two overlapping moves of the next
+// power of two (no call, no byte loop); only long blocks call memcpy (seed
+// 000: "memcpy is not always faster than a simple loop").
+#pragma once
+#include <cstdint>
+#include <cstring>
+
+namespace ch4lite::dame {
+
+enum class dir { pack, unpack };
+
+constexpr int64_t long_block = 256;  // from here on memcpy wins (measured, docs/dame.md)
+
+template <int64_t L>
+[[gnu::always_inline]] inline void copy_fixed(char* __restrict d, const char* __restrict s) {
+    std::memcpy(d, s, L);
+}
+
+[[gnu::always_inline]] inline void copy_short(char* __restrict d, const char* __restrict s,
+                                              int64_t n) {
+    if (n >= 32) {
+        int64_t i = 0;
+        for (; i + 32 <= n; i += 32) copy_fixed<32>(d + i, s + i);
+        if (i < n) copy_fixed<32>(d + n - 32, s + n - 32);
+    } else if (n >= 16) {
+        copy_fixed<16>(d, s);
+        copy_fixed<16>(d + n - 16, s + n - 16);
+    } else if (n >= 8) {
+        copy_fixed<8>(d, s);
+        copy_fixed<8>(d + n - 8, s + n - 8);
+    } else if (n >= 4) {
+        copy_fixed<4>(d, s);
+        copy_fixed<4>(d + n - 4, s + n - 4);
+    } else if (n >= 2) {
+        copy_fixed<2>(d, s);
+        copy_fixed<2>(d + n - 2, s + n - 2);
+    } else if (n == 1) {
+        *d = *s;
+    }
+}
+
+inline void copy_any(char* __restrict d, const char* __restrict s, int64_t n) {
+    if (n >= long_block) std::memcpy(d, s, static_cast<size_t>(n));
+    else copy_short(d, s, n);
+}
+
+// Direction-aware: typed memory <-> packed stream.
+template <dir D>
+[[gnu::always_inline]] inline void move_any(char* typed, char* packed, int64_t n) {
+    if constexpr (D == dir::pack) copy_any(packed, typed, n);
+    else copy_any(typed, packed, n);
+}
+
+}  // namespace ch4lite::dame

@@ -1,2 +1,0 @@
-// SPDX-License-Identifier: MIT
-// (placeholder so the library is never empty; removed when DAME lands)

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: MIT
+// MPI_Get_elements: basic elements contained in a packed byte count. Whole
+// instances are counted in O(1); a trailing partial instance is walked in
+// type-map order, skipping whole children by division (O(depth) for regular
+// types, O(blocks) for index lists).
+#include "dame/type.hpp"
+
+namespace ch4lite::dame {
+namespace {
+
+int64_t partial(const type& t, int64_t rem);
+
+// `n` children of k in a row, `rem` bytes available: elements fully inside.
+// Sets rem to what is left after the row (0 if the row was cut short).
+int64_t row(const type& k, int64_t n, int64_t& rem, bool& stop) {
+    const int64_t ks = k.size();
+    if (ks == 0 || n == 0) return 0;
+    if (rem >= ks && rem / ks >= n) {
+        rem -= n * ks;
+        return n * k.elements();
+    }
+    const int64_t i = rem / ks;
+    stop = true;
+    return i * k.elements() + partial(k, rem - i * ks);
+}
+
+int64_t partial(const type& t, int64_t rem) {
+    if (rem <= 0) return 0;
+    bool stop = false;
+    int64_t n = 0;
+    switch (t.shp()) {
+        case shape::predef: {
+            const predefined_info* p = t.predef();
+            for (int i = 0; i < p->npieces && rem >= p->piece[i].len; ++i) {
+                rem -= p->piece[i].len;
+                n += p->elements / p->npieces;
+            }
+            return n;
+        }
+        case shape::hvector:
+            return row(*t.kids()[0], t.count() * t.blocklen(), rem, stop);
+        case shape::hblock:
+            return row(*t.kids()[0], t.count() * t.blocklen(), rem, stop);
+        case shape::hindexed:
+            for (size_t i = 0; i < t.blens().size() && !stop; ++i)
+                n += row(*t.kids()[0], t.blens()[i], rem, stop);
+            return n;
+        case shape::hstruct:
+            for (size_t i = 0; i < t.blens().size() && !stop; ++i)
+                n += row(*t.kids()[i], t.blens()[i], rem, stop);
+            return n;
+        case shape::resized:
+            return partial(*t.kids()[0], rem);
+    }
+    return n;
+}
+
+}  // namespace
+
+int64_t elements_in(const type& t, int64_t bytes) noexcept {
+    if (bytes <= 0) return 0;
+    if (t.size() == 0) return -1;
+    return (bytes / t.size()) * t.elements() + partial(t, bytes % t.size());
+}
+
+}  // namespace ch4lite::dame

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+// The commit-time intermediate form: a tree of byte-granular loop nodes that
+// lowering builds from the type tree and normalization rewrites to a fixed
+// point before it is flattened into a program (program.hpp).
+//
+//   leaf   : `len` contiguous bytes at `disp`
+//   vec    : `count` copies of kids[0], copy i at disp + i*stride
+//   blkidx : `count` copies of kids[0], copy i at disp + disps[i]
+//   idx    : block i = blens[i] copies of kids[0] at disp + disps[i] + j*stride
+//   strct  : kids[i] at disp + disps[i]           (count = kids.size())
+//
+// Every node's `disp` is relative to its parent's position; a node with
+// size 0 is removed by normalization (an empty type is an empty leaf).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ch4lite::dame {
+
+class type;
+
+enum class ir_kind : uint8_t { leaf, vec, blkidx, idx, strct };
+
+struct ir;
+using ir_ptr = std::unique_ptr<ir>;
+
+struct ir {
+    ir_kind k = ir_kind::leaf;
+    int64_t disp = 0;
+    int64_t count = 0;
+    int64_t len = 0;     // leaf
+    int64_t stride = 0;  // vec; idx: spacing of copies inside a block
+    std::vector<int64_t> disps;
+    std::vector<int64_t> blens;
+    std::vector<ir_ptr> kids;
+
+    int64_t size() const noexcept;  // packed bytes of one instance
+    bool is_leaf() const noexcept { return k == ir_kind::leaf; }
+    ir* kid() const noexcept { return kids[0].get(); }
+};
+
+ir_ptr make_leaf(int64_t len, int64_t disp = 0);
+ir_ptr make_vec(int64_t count, int64_t stride, ir_ptr kid, int64_t disp = 0);
+ir_ptr clone(const ir& n);
+// Structural equality (including displacements).
+bool same(const ir& a, const ir& b) noexcept;
+// A compact one-line text form, e.g. "vec(4,+16,leaf(8))" (tests and dumps).
+std::string to_text(const ir& n);
+
+// Builds the IR of one instance of t (not normalized).
+ir_ptr lower(const type& t);
+// Rewrites n to its normal form (a fixed point of all passes).
+void normalize(ir_ptr& n);
+
+}  // namespace ch4lite::dame

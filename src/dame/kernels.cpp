@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// The specialized inner loops of FINAL nodes: one instantiation per (node
+// kind, block length class, displacement width, direction), picked once at
+// commit by choose_kernel(). A kernel moves the node's whole loop.
+#include "dame/kernels.hpp"
+
+namespace ch4lite::dame {
+namespace {
+
+constexpr int64_t fixed_len[] = {1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64};
+constexpr int n_fixed = 11;
+constexpr int cls_short = 11, cls_long = 12, n_cls = 13;
+
+template <int64_t L>
+struct len_fixed {
+    static void copy(char* d, const char* s, int64_t) { copy_fixed<L>(d, s); }
+    static int64_t n(int64_t) { return L; }
+};
+struct len_short {
+    static void copy(char* d, const char* s, int64_t n) { copy_short(d, s, n); }
+    static int64_t n(int64_t b) { return b; }
+};
+struct len_long {
+    static void copy(char* d, const char* s, int64_t n) { std::memcpy(d, s, static_cast<size_t>(n)); }
+    static int64_t n(int64_t b) { return b; }
+};
+
+template <dir D, class Len>
+[[gnu::always_inline]] inline void blk(char* t, char* p, int64_t n) {
+    if constexpr (D == dir::pack) Len::copy(p, t, n);
+    else Len::copy(t, p, n);
+}
+
+template <dir D, class Len>
+void vec_kernel(const node& nd, char* t, char* p) {
+    const int64_t n = Len::n(nd.blen), stride = nd.stride, cnt = nd.count;
+    for (int64_t i = 0; i < cnt; ++i, t += stride, p += n) blk<D, Len>(t, p, n);
+}
+
+template <dir D, class Len, class Disp>
+void blk_kernel(const node& nd, char* t, char* p) {
+    const int64_t n = Len::n(nd.blen), cnt = nd.count;
+    const Disp* __restrict d = static_cast<const Disp*>(nd.disps);
+    for (int64_t i = 0; i < cnt; ++i, p += n) blk<D, Len>(t + d[i], p, n);
+}
+
+template <dir D, class Disp>
+void idx_kernel(const node& nd, char* t, char* p) {
+    const Disp* __restrict d = static_cast<const Disp*>(nd.disps);
+    const int64_t* __restrict pre = nd.prefix;
+    for (int64_t i = 0; i < nd.count; ++i) {
+        const int64_t n = pre[i + 1] - pre[i];
+        move_any<D>(t + d[i], p, n);
+        p += n;
+    }
+}
+
+template <dir D, template <dir, class> class K, size_t... I>
+constexpr void fill_len(kernel_fn* out, std::index_sequence<I...>) {
+    ((out[I] = &K<D, len_fixed<fixed_len[I]>>::run), ...);
+}
+
+template <dir D, class Len>
+struct vec_k {
+    static void run(const node& n, char* t, char* p) { vec_kernel<D, Len>(n, t, p); }
+};
+template <dir D, class Len>
+struct blk32_k {
+    static void run(const node& n, char* t, char* p) { blk_kernel<D, Len, int32_t>(n, t, p); }
+};
+template <dir D, class Len>
+struct blk64_k {
+    static void run(const node& n, char* t, char* p) { blk_kernel<D, Len, int64_t>(n, t, p); }
+};
+
+template <dir D, template <dir, class> class K>
+constexpr void fill_family(kernel_fn* out) {
+    fill_len<D, K>(out, std::make_index_sequence<n_fixed>{});
+    out[cls_short] = &K<D, len_short>::run;
+    out[cls_long] = &K<D, len_long>::run;
+}
+
+template <dir D>
+constexpr std::array<kernel_fn, n_kernels> make_table() {
+    std::array<kernel_fn, n_kernels> t{};
+    fill_family<D, vec_k>(&t[1]);
+    fill_family<D, blk32_k>(&t[1 + n_cls]);
+    fill_family<D, blk64_k>(&t[1 + 2 * n_cls]);
+    t[1 + 3 * n_cls] = &idx_kernel<D, int32_t>;
+    t[2 + 3 * n_cls] = &idx_kernel<D, int64_t>;
+    return t;
+}
+
+int len_class(int64_t blen) {
+    for (int i = 0; i < n_fixed; ++i)
+        if (fixed_len[i] == blen) return i;
+    return blen < long_block ? cls_short : cls_long;
+}
+
+}  // namespace
+
+static_assert(1 + 3 * n_cls + 2 == n_kernels);
+const std::array<kernel_fn, n_kernels> pack_kernels = make_table<dir::pack>();
+const std::array<kernel_fn, n_kernels> unpack_kernels = make_table<dir::unpack>();
+
+uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept {
+    switch (kind) {
+        case op::vector: return static_cast<uint8_t>(1 + len_class(blen));
+        case op::blkindex: return static_cast<uint8_t>(1 + (wide ? 2 : 1) * n_cls + len_class(blen));
+        case op::indexed: return static_cast<uint8_t>(wide ? 2 + 3 * n_cls : 1 + 3 * n_cls);
+        default: return 0;
+    }
+}
+
+const char* kernel_name(uint8_t id) noexcept {
+    static const char* cls[] = {"1", "2", "4", "8", "12", "16", "24", "32", "40", "48", "64",
+                                "short", "long"};
+    static char buf[n_kernels][32];
+    if (id == 0 || id >= n_kernels) return "-";
+    if (buf[id][0]) return buf[id];
+    if (id == 1 + 3 * n_cls) return "idx_final/i32";
+    if (id == 2 + 3 * n_cls) return "idx_final/i64";
+    const int fam = (id - 1) / n_cls, c = (id - 1) % n_cls;
+    static const char* fams[] = {"vec", "blk/i32", "blk/i64"};
+    std::snprintf(buf[id], sizeof buf[id], "%s_%s", fams[fam], cls[c]);
+    return buf[id];
+}
+
+}  // namespace ch4lite::dame

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: MIT
+// Normalization: local rewrite rules applied bottom-up until nothing changes,
+// then Träff's optimal pass on vector/index-block chains (traff.cpp), and
+// again the local rules, to a fixed point. Rules (each preserves the type map
+// and its order):
+//   empty      a node of size 0 becomes leaf(0)
+//   hoist      a child's disp moves into its parent (every copy shifts alike);
+//              the first displacement of an index list moves into the node
+//   count-1    vec/blkidx/idx/struct with one element become their child
+//   contig     vec(n, L, leaf(L))            -> leaf(n*L)
+//   vec-merge  vec(n, m*s, vec(m, s, C))      -> vec(n*m, s, C)
+//   idx-merge  idx blocks that continue each other merge; zero blocks drop
+//   idx->blk   idx with one block length b   -> blkidx(vec(b, stride, C))
+//   blk->vec   blkidx with arithmetic disps  -> vec
+//   blk->idx   blkidx(leaf) with touching blocks -> idx (then idx-merge)
+//   struct     one child repeated            -> blkidx; all leaves -> idx of
+//              byte runs; nested structs are spliced into their parent
+// Index lists over leaves are kept in byte units (child leaf(1)), so equal
+// byte layouts give equal programs whatever the element type was.
+#include <numeric>
+
+#include "dame/ir.hpp"
+#include "dame/traff.hpp"
+
+namespace ch4lite::dame {
+namespace {
+
+void become(ir_ptr& n, ir_ptr repl, int64_t extra_disp) {
+    repl->disp += extra_disp;
+    n = std::move(repl);
+}
+
+bool hoist_first(ir& n) {
+    if (n.disps.empty() || n.disps[0] == 0) return false;
+    const int64_t d0 = n.disps[0];
+    for (int64_t& d : n.disps) d -= d0;
+    n.disp += d0;
+    return true;
+}
+
+bool rule_vec(ir_ptr& n) {
+    ir& v = *n;
+    ir& c = *v.kid();
+    if (v.count == 1) {
+        become(n, std::move(v.kids[0]), v.disp);
+        return true;
+    }
+    if (c.is_leaf() && v.stride == c.len) {
+        become(n, make_leaf(v.count * c.len), v.disp);
+        return true;
+    }
+    if (c.k == ir_kind::vec && c.count * c.stride == v.stride) {
+        become(n, make_vec(v.count * c.count, c.stride, std::move(c.kids[0])), v.disp);
+        return true;
+    }
+    return false;
+}
+
+bool arithmetic(const std::vector<int64_t>& d) {
+    if (d.size() < 2) return false;
+    const int64_t s = d[1] - d[0];
+    for (size_t i = 2; i < d.size(); ++i)
+        if (d[i] - d[i - 1] != s) return false;
+    return true;
+}
+
+bool rule_blkidx(ir_ptr& n) {
+    ir& b = *n;
+    if (b.count == 1) {
+        become(n, std::move(b.kids[0]), b.disp + b.disps[0]);
+        return true;
+    }
+    if (hoist_first(b)) return true;
+    if (arithmetic(b.disps)) {
+        become(n, make_vec(b.count, b.disps[1], std::move(b.kids[0])), b.disp);
+        return true;
+    }
+    const ir& c = *b.kid();
+    if (c.is_leaf()) {
+        bool touch = false;
+        for (size_t i = 1; i < b.disps.size() && !touch; ++i)
+            touch = b.disps[i] == b.disps[i - 1] + c.len;
+        if (touch) {  // re-express as byte runs; idx-merge joins them
+            b.k = ir_kind::idx;
+            b.stride = 1;
+            b.blens.assign(b.count, c.len);
+            b.kids[0] = make_leaf(1);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool rule_idx(ir_ptr& n) {
+    ir& x = *n;
+    ir& c = *x.kid();
+    if (c.is_leaf() && (c.len != 1 || x.stride != 1) && x.stride == c.len) {
+        for (int64_t& b : x.blens) b *= c.len;  // to byte units
+        x.stride = 1;
+        x.kids[0] = make_leaf(1);
+        return true;
+    }
+    // Drop empty blocks and merge blocks that continue each other.
+    size_t w = 0;
+    for (size_t i = 0; i < x.disps.size(); ++i) {
+        if (x.blens[i] == 0) continue;
+        if (w > 0 && x.disps[w - 1] + x.blens[w - 1] * x.stride == x.disps[i]) {
+            x.blens[w - 1] += x.blens[i];
+            continue;
+        }
+        x.disps[w] = x.disps[i], x.blens[w] = x.blens[i];
+        ++w;
+    }
+    bool changed = w != x.disps.size();
+    x.disps.resize(w), x.blens.resize(w);
+    x.count = static_cast<int64_t>(w);
+    if (x.count == 1) {
+        become(n, make_vec(x.blens[0], x.stride, std::move(x.kids[0])), x.disp + x.disps[0]);
+        return true;
+    }
+    if (hoist_first(x)) return true;
+    bool uniform = true;
+    for (int64_t b : x.blens) uniform = uniform && b == x.blens[0];
+    if (uniform) {
+        auto b = std::make_unique<ir>();
+        b->k = ir_kind::blkidx;
+        b->count = x.count;
+        b->disps = std::move(x.disps);
+        b->kids.push_back(make_vec(x.blens[0], x.stride, std::move(x.kids[0])));
+        become(n, std::move(b), x.disp);
+        return true;
+    }
+    return changed;
+}
+
+bool rule_struct(ir_ptr& n) {
+    ir& s = *n;
+    // Splice nested structs and drop empty children.
+    std::vector<int64_t> d;
+    std::vector<ir_ptr> k;
+    bool changed = false;
+    for (size_t i = 0; i < s.kids.size(); ++i) {
+        ir_ptr& c = s.kids[i];
+        if (c->size() == 0) {
+            changed = true;
+        } else if (c->k == ir_kind::strct) {
+            for (size_t j = 0; j < c->kids.size(); ++j) {
+                d.push_back(s.disps[i] + c->disp + c->disps[j]);
+                k.push_back(std::move(c->kids[j]));
+            }
+            changed = true;
+        } else {
+            d.push_back(s.disps[i]);
+            k.push_back(std::move(c));
+        }
+    }
+    s.disps = std::move(d), s.kids = std::move(k);
+    s.count = static_cast<int64_t>(s.kids.size());
+    if (s.count == 1) {
+        become(n, std::move(s.kids[0]), s.disp + s.disps[0]);
+        return true;
+    }
+    if (hoist_first(s)) return true;
+    bool all_same = true, all_leaf = true;
+    for (const ir_ptr& c : s.kids) {
+        all_same = all_same && same(*c, *s.kids[0]);
+        all_leaf = all_leaf && c->is_leaf();
+    }
+    if (all_same || all_leaf) {
+        auto b = std::make_unique<ir>();
+        b->count = s.count;
+        b->disps = std::move(s.disps);
+        if (all_same) {
+            b->k = ir_kind::blkidx;
+            b->kids.push_back(std::move(s.kids[0]));
+        } else {
+            b->k = ir_kind::idx;
+            b->stride = 1;
+            for (const ir_ptr& c : s.kids) b->blens.push_back(c->len);
+            b->kids.push_back(make_leaf(1));
+        }
+        become(n, std::move(b), s.disp);
+        return true;
+    }
+    return changed;
+}
+
+// One bottom-up sweep; true if anything changed.
+bool sweep(ir_ptr& n) {
+    bool changed = false;
+    for (ir_ptr& c : n->kids) changed |= sweep(c);
+    if (n->size() == 0) {
+        if (n->is_leaf() && n->len == 0 && n->disp == 0) return changed;
+        n = make_leaf(0);
+        return true;
+    }
+    if (n->k == ir_kind::strct) {
+        for (size_t i = 0; i < n->kids.size(); ++i) {
+            if (n->kids[i]->disp != 0) {
+                n->disps[i] += n->kids[i]->disp;
+                n->kids[i]->disp = 0;
+                changed = true;
+            }
+        }
+        return rule_struct(n) || changed;
+    }
+    if (!n->is_leaf() && n->kid()->disp != 0) {
+        n->disp += n->kid()->disp;
+        n->kid()->disp = 0;
+        changed = true;
+    }
+    switch (n->k) {
+        case ir_kind::leaf: return changed;
+        case ir_kind::vec: return rule_vec(n) || changed;
+        case ir_kind::blkidx: return rule_blkidx(n) || changed;
+        case ir_kind::idx: return rule_idx(n) || changed;
+        case ir_kind::strct: break;
+    }
+    return changed;
+}
+
+}  // namespace
+
+void normalize(ir_ptr& n) {
+    // Each rule strictly shrinks the tree or moves a displacement upward, so
+    // the local sweeps terminate; the Träff pass is idempotent on its own
+    // output. The round limit only guards against a cost-model cycle.
+    for (int round = 0; round < 16; ++round) {
+        while (sweep(n)) {
+        }
+        if (!traff_optimize(n)) break;
+    }
+}
+
+}  // namespace ch4lite::dame

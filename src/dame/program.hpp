@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// A committed type's program: a flat array of 64-byte nodes (root first),
+// each one building block of seed 000 (CONTIG as a leaf, VECTOR, BLKINDEX,
+// INDEXED, STRUCT) with the common fields count / size / alignment, and its
+// own fields (stride, displacement list, block lengths as a prefix array).
+//
+// FINAL: a node whose child is a contiguous byte block has `kern` != 0 and
+// `blen` = that block's byte length (INDEXED FINAL: blocks of varying length
+// given by prefix differences). Its whole loop is one specialized kernel
+// chosen at commit (kernels.hpp). Displacement lists are int32 when every
+// value fits (`wide` == 0), else int64.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "util/status.hpp"
+
+namespace ch4lite::dame {
+
+class type;
+
+enum class op : uint8_t { leaf, vector, blkindex, indexed, struct_ };
+
+struct node {
+    op kind = op::leaf;
+    uint8_t kern = 0;        // kernel id (FINAL nodes), 0 otherwise
+    uint8_t wide = 0;        // disps are int64 (else int32); struct: always int64
+    uint8_t align_log2 = 0;  // every block's address and length are multiples of 1 << this
+    uint32_t child = 0;      // child node; struct: first entry in program::kids
+    int64_t count = 0;
+    int64_t size = 0;        // packed bytes of one instance of this node
+    int64_t stride = 0;      // vector: distance of copies; indexed: of copies in a block
+    int64_t blen = 0;        // leaf / FINAL: contiguous block bytes; indexed FINAL: 1
+    int64_t disp = 0;        // offset of this node inside its parent's copy
+    const void* disps = nullptr;      // blkindex / indexed / struct
+    const int64_t* prefix = nullptr;  // indexed: count+1 running copies; struct: packed offsets
+};
+static_assert(sizeof(node) == 64, "a node is one cache line");
+
+class program {
+  public:
+    const node& root() const noexcept { return nodes_[0]; }
+    const node& at(uint32_t i) const noexcept { return nodes_[i]; }
+    uint32_t kid(uint32_t i) const noexcept { return kids_[i]; }
+    size_t nodes() const noexcept { return nodes_.size(); }
+
+    int64_t size() const noexcept { return size_; }
+    int64_t extent() const noexcept { return extent_; }
+    // Contiguous segments of one instance, after coalescing.
+    int64_t segments_per_instance() const noexcept { return segs_; }
+    // Segments of `count` consecutive instances (O(1)); saturates at INT64_MAX.
+    int64_t segments(int64_t count) const noexcept;
+    // Bytes of program memory (nodes + lists).
+    size_t footprint() const noexcept;
+    int depth() const noexcept { return depth_; }
+    // The normalized form in IR text (what dame-dump prints under the nodes).
+    const std::string& normal_form() const noexcept { return text_; }
+    // The top-level loop for `count` instances (vector over the root, merged
+    // with it when the root's copies continue across instances).
+    node top(int64_t count) const noexcept;
+
+  private:
+    friend struct compiler;
+    friend status compile(const type& t, std::unique_ptr<const program>* out) noexcept;
+    std::vector<node> nodes_;
+    std::vector<uint32_t> kids_;
+    std::vector<std::unique_ptr<int64_t[]>> lists64_;
+    std::vector<std::unique_ptr<int32_t[]>> lists32_;
+    size_t list_bytes_ = 0;
+    int64_t size_ = 0, extent_ = 0, segs_ = 0;
+    int64_t first_ = 0, last_end_ = 0;  // first segment start / last segment end
+    uint8_t top_kern_ = 0;
+    bool top_merge_ = false;
+    int depth_ = 0;
+    std::string text_;
+};
+
+// Lowers, normalizes and flattens t into a program.
+status compile(const type& t, std::unique_ptr<const program>* out) noexcept;
+
+// Kernel id for a FINAL node of this kind and block length.
+uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept;
+const char* kernel_name(uint8_t id) noexcept;
+
+}  // namespace ch4lite::dame

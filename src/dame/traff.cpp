@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: MIT
+// TypePath and the dynamic program of Träff (EuroMPI/ASIA 2014), written from
+// the paper's description (seed 001, Listings 1-2 and section 3).
+#include "dame/traff.hpp"
+
+#include <limits>
+#include <numeric>
+
+namespace ch4lite::dame {
+namespace {
+
+constexpr int64_t max_flat = int64_t{1} << 20;  // largest idx a group may flatten to
+
+// Largest c dividing n such that every run of c displacements is strided by d.
+int64_t longest_vector(const int64_t* x, int64_t n, int64_t* d) {
+    *d = x[1] - x[0];
+    int64_t c = n, i = 0;
+    for (;;) {
+        const int64_t j = i;
+        while (i < j + c - 1 && x[i + 1] - x[i] == *d) ++i;
+        ++i;
+        if (i == n) return c;
+        if (i < j + c) {
+            c = std::gcd(c, i - j);
+            if (c == 1) return 1;
+        }
+    }
+}
+
+bool repeated(const int64_t* x, int64_t c, int64_t n) {
+    for (int64_t i = 0; i + c < n; i += c)
+        for (int64_t j = 1; j < c; ++j)
+            if (x[i + j] - x[i] != x[i + c + j] - x[i + c]) return false;
+    return true;
+}
+
+struct cut {
+    size_t k;   // piece index
+    int64_t q;  // inner count of piece k below the cut (count of k: clean cut)
+};
+
+struct group {
+    path parts;
+    double count = 1;
+};
+
+// The parts between cuts a (above) and b (below).
+group between(const path& p, cut a, cut b) {
+    group g;
+    auto add = [&](piece x) {
+        if (x.count > 1) {
+            g.count *= static_cast<double>(x.count);
+            g.parts.push_back(std::move(x));
+        }
+    };
+    if (a.k == b.k) {
+        const piece& v = p[a.k];
+        add({true, a.q / b.q, b.q * v.stride, {}});
+        return g;
+    }
+    const piece& top = p[a.k];
+    if (top.is_vec) add({true, a.q, top.stride, {}});
+    else add(top);
+    for (size_t k = a.k + 1; k < b.k; ++k) add(p[k]);
+    if (b.k < p.size() && b.q < p[b.k].count)
+        add({true, p[b.k].count / b.q, b.q * p[b.k].stride, {}});
+    return g;
+}
+
+// Combines a group's parts into one piece (vec when strides line up).
+piece combine(const path& parts) {
+    if (parts.size() == 1) return parts[0];
+    bool vec = true;
+    for (size_t i = 0; i + 1 < parts.size() && vec; ++i)
+        vec = parts[i].is_vec && parts[i + 1].is_vec &&
+              parts[i].stride == parts[i + 1].count * parts[i + 1].stride;
+    piece r;
+    if (vec) {
+        r.count = 1;
+        for (const piece& x : parts) r.count *= x.count;
+        r.stride = parts.back().stride;
+        return r;
+    }
+    r.is_vec = false;
+    std::vector<int64_t> cur{0};
+    for (const piece& x : parts) {
+        std::vector<int64_t> next;
+        next.reserve(cur.size() * x.count);
+        for (int64_t a : cur)
+            for (int64_t j = 0; j < x.count; ++j) next.push_back(a + (x.is_vec ? j * x.stride : x.disps[j]));
+        cur = std::move(next);
+    }
+    r.count = static_cast<int64_t>(cur.size());
+    r.disps = std::move(cur);
+    return r;
+}
+
+bool mergeable(const path& parts) {
+    for (size_t i = 0; i + 1 < parts.size(); ++i)
+        if (!parts[i].is_vec || !parts[i + 1].is_vec ||
+            parts[i].stride != parts[i + 1].count * parts[i + 1].stride)
+            return false;
+    return true;
+}
+
+double node_cost(bool is_vec, double count, double reached, const cost_model& m) {
+    if (is_vec) return reached * (m.k_node + m.vec_iter * count);
+    return reached * (m.k_node + m.idx_iter * count) + m.idx_storage * count;
+}
+
+}  // namespace
+
+path type_path(const int64_t* x, int64_t n) {
+    path inner_first;
+    std::vector<int64_t> ix(x, x + n);
+    while (n > 1) {
+        int64_t d = 0;
+        int64_t c = longest_vector(ix.data(), n, &d);
+        piece pc;
+        if (c > 1) {
+            pc = {true, c, d, {}};
+        } else {
+            for (c = 2; c <= n; ++c)
+                if (n % c == 0 && repeated(ix.data(), c, n)) break;
+            pc.is_vec = false;
+            pc.count = c;
+            for (int64_t i = 0; i < c; ++i) pc.disps.push_back(ix[i] - ix[0]);
+        }
+        inner_first.push_back(std::move(pc));
+        for (int64_t i = 0; i < n / c; ++i) ix[i] = ix[i * c];
+        n /= c;
+    }
+    return path(inner_first.rbegin(), inner_first.rend());
+}
+
+double path_cost(const path& p, const cost_model& m) {
+    double reached = 1, cost = 0;
+    for (const piece& x : p) {
+        cost += node_cost(x.is_vec, static_cast<double>(x.count), reached, m);
+        reached *= static_cast<double>(x.count);
+    }
+    return cost;
+}
+
+path optimal_path(const path& p, const cost_model& m) {
+    if (p.empty()) return p;
+    std::vector<cut> cuts;
+    std::vector<double> above;  // times the group starting at this cut is reached
+    double reached = 1;
+    for (size_t k = 0; k < p.size(); ++k) {
+        cuts.push_back({k, p[k].count});
+        above.push_back(reached);
+        if (p[k].is_vec && p[k].count <= (int64_t{1} << 24)) {
+            int found = 0;
+            for (int64_t q = p[k].count / 2; q > 1 && found < 32; --q) {
+                if (p[k].count % q) continue;
+                cuts.push_back({k, q});
+                above.push_back(reached * static_cast<double>(p[k].count / q));
+                ++found;
+            }
+        }
+        reached *= static_cast<double>(p[k].count);
+    }
+    cuts.push_back({p.size(), 1});
+    above.push_back(reached);
+    const size_t nc = cuts.size();
+    std::vector<double> best(nc, std::numeric_limits<double>::infinity());
+    std::vector<size_t> from(nc, 0);
+    best[0] = 0;
+    for (size_t j = 1; j < nc; ++j) {
+        for (size_t i = j; i-- > 0;) {
+            if (cuts[i].k == cuts[j].k && cuts[i].q % cuts[j].q) continue;
+            group g = between(p, cuts[i], cuts[j]);
+            const bool vec = mergeable(g.parts);
+            if (!vec && g.count > static_cast<double>(max_flat)) break;
+            const double c = best[i] + (g.parts.empty() ? 0 : node_cost(vec, g.count, above[i], m));
+            if (c < best[j]) best[j] = c, from[j] = i;
+        }
+    }
+    path out;
+    for (size_t j = nc - 1; j > 0; j = from[j]) {
+        group g = between(p, cuts[from[j]], cuts[j]);
+        if (!g.parts.empty()) out.insert(out.begin(), combine(g.parts));
+    }
+    return out;
+}
+
+namespace {
+
+bool optimize_chain(ir_ptr& n) {
+    // Collect the chain of vec/blkidx nodes starting at n.
+    std::vector<ir*> chain;
+    ir* cur = n.get();
+    while (cur->k == ir_kind::vec || cur->k == ir_kind::blkidx) {
+        chain.push_back(cur);
+        cur = cur->kid();
+    }
+    ir_ptr& bottom = chain.back()->kids[0];
+    bool changed = traff_optimize(bottom);
+    bool has_idx = false;
+    path old, expanded;
+    for (ir* c : chain) {
+        if (c->k == ir_kind::vec) {
+            old.push_back({true, c->count, c->stride, {}});
+            expanded.push_back(old.back());
+        } else {
+            has_idx = true;
+            old.push_back({false, c->count, 0, c->disps});
+            path tp = type_path(c->disps.data(), c->count);
+            expanded.insert(expanded.end(), tp.begin(), tp.end());
+        }
+    }
+    if (!has_idx && chain.size() < 2) return changed;
+    path best = optimal_path(expanded);
+    if (best == old) return changed;
+    ir_ptr kid = std::move(bottom);
+    for (size_t i = best.size(); i-- > 0;) {
+        const piece& x = best[i];
+        if (x.is_vec) {
+            kid = make_vec(x.count, x.stride, std::move(kid));
+        } else {
+            auto b = std::make_unique<ir>();
+            b->k = ir_kind::blkidx;
+            b->count = x.count;
+            b->disps = x.disps;
+            b->kids.push_back(std::move(kid));
+            kid = std::move(b);
+        }
+    }
+    kid->disp += n->disp;
+    n = std::move(kid);
+    return true;
+}
+
+}  // namespace
+
+bool traff_optimize(ir_ptr& n) {
+    if (n->k == ir_kind::vec || n->k == ir_kind::blkidx) return optimize_chain(n);
+    bool changed = false;
+    for (ir_ptr& k : n->kids) changed |= traff_optimize(k);
+    return changed;
+}
+
+}  // namespace ch4lite::dame

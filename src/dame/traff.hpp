@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// Träff's optimal normalization for vector / index-block paths (seed 001):
+// TypePath reconstructs the finest path of vec and idx pieces describing a
+// displacement sequence, and a dynamic program over cut points (between
+// pieces and inside vector pieces, at divisors of their count) picks the
+// least-cost grouping of consecutive pieces into single nodes.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "dame/ir.hpp"
+
+namespace ch4lite::dame {
+
+// One node of a path, outermost first. vec: copy i at i*stride; idx: copy i
+// at disps[i] (disps[0] == 0).
+struct piece {
+    bool is_vec = true;
+    int64_t count = 1;
+    int64_t stride = 0;
+    std::vector<int64_t> disps;
+    bool operator==(const piece&) const = default;
+};
+using path = std::vector<piece>;
+
+// The cost model (processing, Träff section 4, plus a storage term):
+// a node reached P times costs P*(K + per_iter*count) (+ storage*count for idx).
+struct cost_model {
+    double k_node = 8.0;
+    double vec_iter = 1.0;
+    double idx_iter = 1.25;
+    double idx_storage = 0.5;
+};
+
+// TypePath: the path of a displacement sequence x[0..n) relative to x[0].
+path type_path(const int64_t* x, int64_t n);
+double path_cost(const path& p, const cost_model& m = {});
+// The least-cost compressed path equivalent to p.
+path optimal_path(const path& p, const cost_model& m = {});
+// Applies TypePath + DP to every vec/blkidx chain of n; true if n changed.
+bool traff_optimize(ir_ptr& n);
+
+}  // namespace ch4lite::dame

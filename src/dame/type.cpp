@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+// Type objects: predefined table, reference counting, and the constructors.
+// Every constructor reduces to one internal shape (type.hpp) with byte
+// displacements and computes size, bounds, alignment and element kind once;
+// all overflow is detected here, never in the move loops.
+#include "dame/type.hpp"
+
+#include <algorithm>
+#include <new>
+
+#include "dame/checked.hpp"
+#include "dame/program.hpp"
+
+namespace ch4lite::dame {
+
+namespace detail {
+type* g_predef[256];
+}
+
+namespace {
+struct predef_init {
+    predef_init() {
+        for (uintptr_t h = predefined_first + 1; h <= predefined_last; ++h) {
+            const predefined_info* p = predefined(h);
+            if (!p) continue;
+            auto* t = new type(p, h);
+            (void)t->commit();
+            detail::g_predef[h - predefined_first] = t;
+        }
+    }
+};
+const predef_init the_predef_init;
+
+basic_kind merge_kind(basic_kind a, basic_kind b) {
+    if (a == basic_kind::none) return b;
+    if (b == basic_kind::none || a == b) return a;
+    return basic_kind::mixed;
+}
+}  // namespace
+
+type::type(const predefined_info* p, uintptr_t handle) noexcept
+    : size_(p->size), lb_(0), ub_(p->extent), elements_(p->elements), pre_(p),
+      align_(p->align), basic_(p->kind), handle_(handle) {
+    true_lb_ = p->piece[0].disp;
+    const basic_piece& last = p->piece[p->npieces - 1];
+    true_ub_ = last.disp + last.len;
+}
+
+type::~type() {
+    for (type* k : kids_) k->release();
+    for (type* k : user_types_) k->release();
+}
+
+void type::release() noexcept {
+    if (pre_) return;
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+status type::commit() noexcept {
+    if (prog_) return status::ok;
+    std::unique_ptr<const program> p;
+    if (status s = compile(*this, &p); s != status::ok) return s;
+    contig_ = size_ == extent() && lb_ == true_lb_ && size_ == true_extent() &&
+              p->segments_per_instance() <= 1;
+    prog_ = std::move(p);
+    return status::ok;
+}
+
+// Fills bounds and summary fields of a new type from its shape.
+struct builder {
+    type* t;
+    checked c;
+    bool any = false;   // at least one block (bounds)
+    bool tany = false;  // at least one block with data (true bounds)
+    int64_t lb = 0, ub = 0, tlb = 0, tub = 0;
+
+    // A block of n children of `k`, the first at displacement d.
+    void block(type* k, int64_t d, int64_t n) {
+        if (n == 0) return;
+        const int64_t e = k->extent();
+        const int64_t span = c.mul(n - 1, e);
+        const int64_t lo = std::min<int64_t>(0, span), hi = std::max<int64_t>(0, span);
+        const int64_t l = c.add(c.add(d, k->lb()), lo), u = c.add(c.add(d, k->ub()), hi);
+        const int64_t tl = c.add(c.add(d, k->true_lb()), lo),
+                      tu = c.add(c.add(d, k->true_ub()), hi);
+        if (!any) lb = l, ub = u;
+        lb = std::min(lb, l), ub = std::max(ub, u);
+        any = true;
+        if (k->size() > 0) {  // true bounds cover data only
+            if (!tany) tlb = tl, tub = tu;
+            tlb = std::min(tlb, tl), tub = std::max(tub, tu);
+            tany = true;
+        }
+        t->size_ = c.add(t->size_, c.mul(n, k->size()));
+        t->elements_ = c.add(t->elements_, c.mul(n, k->elements()));
+        t->basic_ = merge_kind(t->basic_, k->basic());
+        t->align_ = std::max(t->align_, k->alignment());
+        t->sticky_ = t->sticky_ || k->explicit_bounds();
+    }
+    status finish(type** out) {
+        if (any) t->lb_ = lb, t->ub_ = ub, t->true_lb_ = tlb, t->true_ub_ = tub;
+        if (c.bad) {
+            delete t;
+            return status::range;
+        }
+        *out = t;
+        return status::ok;
+    }
+    void init(combiner cb, shape sh) {
+        t->comb_ = cb;
+        t->shape_ = sh;
+    }
+    void adopt(type* k) {
+        k->retain();
+        t->kids_.push_back(k);
+    }
+};
+
+
+#define DAME_NEW(var, cb, sh)              \
+    type* var = new (std::nothrow) type(); \
+    if (!var) return status::no_mem;       \
+    builder b{var};                        \
+    b.init(cb, sh)
+
+status make_vector(int64_t count, int64_t blocklen, int64_t stride, bool stride_bytes, type* old,
+                   type** out) noexcept {
+    if (count < 0 || blocklen < 0 || !old) return status::invalid;
+    DAME_NEW(t, stride_bytes ? combiner::hvector : combiner::vector, shape::hvector);
+    t->count_ = count, t->blocklen_ = blocklen;
+    t->stride_ = stride_bytes ? stride : b.c.mul(stride, old->extent());
+    b.adopt(old);
+    for (int64_t i = 0; i < std::min<int64_t>(count, 2); ++i) {
+        // Bounds of a vector are those of its first and last block.
+        const int64_t idx = i == 0 ? 0 : count - 1;
+        b.block(old, b.c.mul(idx, t->stride_), blocklen);
+    }
+    if (count > 2) {  // middle blocks add size/elements but never widen bounds
+        t->size_ = b.c.add(t->size_, b.c.mul(count - 2, b.c.mul(blocklen, old->size())));
+        t->elements_ = b.c.add(t->elements_, b.c.mul(count - 2, b.c.mul(blocklen, old->elements())));
+    }
+    return b.finish(out);
+}
+
+status make_contiguous(int64_t count, type* old, type** out) noexcept {
+    if (count < 0 || !old) return status::invalid;
+    status s = make_vector(1, count, 0, true, old, out);
+    if (s == status::ok) (*out)->comb_ = combiner::contiguous, (*out)->count_ = 1;
+    return s;
+}
+
+status make_indexed(int64_t count, const int64_t* blens, const int64_t* disps, bool disp_bytes,
+                    type* old, type** out) noexcept {
+    if (count < 0 || !old || (count > 0 && (!blens || !disps))) return status::invalid;
+    for (int64_t i = 0; i < count; ++i)
+        if (blens[i] < 0) return status::invalid;
+    DAME_NEW(t, disp_bytes ? combiner::hindexed : combiner::indexed, shape::hindexed);
+    t->count_ = count;
+    b.adopt(old);
+    t->blens_.assign(blens, blens + count);
+    t->disps_.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+        t->disps_[i] = disp_bytes ? disps[i] : b.c.mul(disps[i], old->extent());
+        b.block(old, t->disps_[i], blens[i]);
+    }
+    return b.finish(out);
+}
+
+status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps, bool disp_bytes,
+                          type* old, type** out) noexcept {
+    if (count < 0 || blocklen < 0 || !old || (count > 0 && !disps)) return status::invalid;
+    DAME_NEW(t, disp_bytes ? combiner::hindexed_block : combiner::indexed_block, shape::hblock);
+    t->count_ = count, t->blocklen_ = blocklen;
+    b.adopt(old);
+    t->disps_.resize(count);
+    for (int64_t i = 0; i < count; ++i) {
+        t->disps_[i] = disp_bytes ? disps[i] : b.c.mul(disps[i], old->extent());
+        b.block(old, t->disps_[i], blocklen);
+    }
+    return b.finish(out);
+}
+
+status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, type* const* types,
+                   type** out) noexcept {
+    if (count < 0 || (count > 0 && (!blens || !disps || !types))) return status::invalid;
+    for (int64_t i = 0; i < count; ++i)
+        if (blens[i] < 0 || !types[i]) return status::invalid;
+    DAME_NEW(t, combiner::struct_, shape::hstruct);
+    t->count_ = count;
+    t->blens_.assign(blens, blens + count);
+    t->disps_.assign(disps, disps + count);
+    for (int64_t i = 0; i < count; ++i) {
+        b.adopt(types[i]);
+        b.block(types[i], disps[i], blens[i]);
+    }
+    // C struct rule: without explicit bounds, the extent is padded to the
+    // largest alignment of the members (MPI 5.1.6 "epsilon").
+    if (b.any && !t->sticky_ && !b.c.bad) {
+        const int64_t ext = b.ub - b.lb, al = t->align_;
+        b.ub = b.c.add(b.lb, ((ext + al - 1) / al) * al);
+    }
+    return b.finish(out);
+}
+
+status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept {
+    if (!old) return status::invalid;
+    DAME_NEW(t, combiner::resized, shape::resized);
+    b.adopt(old);
+    b.block(old, 0, 1);
+    b.any = true;
+    b.lb = lb;
+    b.ub = b.c.add(lb, extent);
+    b.tlb = old->true_lb(), b.tub = old->true_ub();
+    t->sticky_ = true;
+    return b.finish(out);
+}
+
+status make_dup(type* old, type** out) noexcept {
+    if (!old) return status::invalid;
+    DAME_NEW(t, combiner::dup, shape::resized);
+    b.adopt(old);
+    b.block(old, 0, 1);
+    b.any = true;
+    b.lb = old->lb(), b.ub = old->ub(), b.tlb = old->true_lb(), b.tub = old->true_ub();
+    t->sticky_ = old->explicit_bounds();
+    status s = b.finish(out);
+    if (s == status::ok && old->committed()) s = (*out)->commit();  // dup keeps "committed"
+    return s;
+}
+
+}  // namespace ch4lite::dame

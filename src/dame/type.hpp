@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+// dame::type: one MPI datatype. It records how it was built (for
+// MPI_Type_get_contents and for lowering at commit), its bounds, and after
+// commit its program. Predefined types are static objects, never freed;
+// derived types are reference counted so that a type used inside another, or
+// by a pending operation, outlives MPI_Type_free.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dame/basic.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::dame {
+
+class program;
+
+// How a type was built, as MPI_Type_get_envelope reports it.
+enum class combiner : uint8_t {
+    named, dup, contiguous, vector, hvector, indexed, hindexed, indexed_block,
+    hindexed_block, struct_, subarray, resized
+};
+
+// The internal shape every constructor reduces to (displacements in bytes).
+//   hvector : count blocks of `blocklen` children, block i at i*stride
+//   hindexed: block i = blens[i] children at disps[i]
+//   hblock  : block i = blocklen children at disps[i]
+//   hstruct : block i = blens[i] of kids[i] at disps[i]
+//   resized : kids[0] with bounds lb/extent set explicitly (also dup)
+enum class shape : uint8_t { predef, hvector, hindexed, hblock, hstruct, resized };
+
+// Arguments exactly as the user passed them, for MPI_Type_get_contents.
+// `counts` holds the large-count arrays of the _c constructors.
+struct contents {
+    std::vector<int> ints;
+    std::vector<int64_t> aints;
+    std::vector<int64_t> counts;
+};
+
+class type {
+  public:
+    // ---- cheap accessors (used on the device's hot path) ----
+    int64_t size() const noexcept { return size_; }
+    int64_t extent() const noexcept { return ub_ - lb_; }
+    int64_t lb() const noexcept { return lb_; }
+    int64_t ub() const noexcept { return ub_; }
+    int64_t true_lb() const noexcept { return true_lb_; }
+    int64_t true_extent() const noexcept { return true_ub_ - true_lb_; }
+    int64_t true_ub() const noexcept { return true_ub_; }
+    bool committed() const noexcept { return prog_ != nullptr; }
+    // count instances occupy exactly count*size() bytes at buf + true_lb().
+    bool contiguous() const noexcept { return contig_; }
+    basic_kind basic() const noexcept { return basic_; }
+    int32_t alignment() const noexcept { return align_; }
+    // Basic elements in one instance (MPI_Get_elements).
+    int64_t elements() const noexcept { return elements_; }
+    bool is_predefined() const noexcept { return pre_ != nullptr; }
+    const predefined_info* predef() const noexcept { return pre_; }
+    const program* prog() const noexcept { return prog_.get(); }
+
+    void retain() noexcept {
+        if (!pre_) refs_.fetch_add(1, std::memory_order_relaxed);
+    }
+    // Drops a reference; the last one destroys the type (and releases its children).
+    void release() noexcept;
+
+    // Builds the program (idempotent). Error: status::no_mem / range.
+    status commit() noexcept;
+
+    // ---- construction record ----
+    combiner comb() const noexcept { return comb_; }
+    shape shp() const noexcept { return shape_; }
+    const std::vector<type*>& kids() const noexcept { return kids_; }
+    const std::vector<type*>& user_types() const noexcept { return user_types_; }
+    const contents& user_contents() const noexcept { return contents_; }
+    bool large_counts() const noexcept { return large_; }
+    void set_contents(contents c, bool large) { contents_ = std::move(c); large_ = large; }
+    int64_t count() const noexcept { return count_; }
+    int64_t blocklen() const noexcept { return blocklen_; }
+    int64_t stride() const noexcept { return stride_; }
+    const std::vector<int64_t>& blens() const noexcept { return blens_; }
+    const std::vector<int64_t>& disps() const noexcept { return disps_; }
+    bool explicit_bounds() const noexcept { return sticky_; }
+
+    // Static object for a predefined handle value.
+    explicit type(const predefined_info* p, uintptr_t handle) noexcept;
+    uintptr_t predefined_handle() const noexcept { return handle_; }
+    type() = default;
+    ~type();
+    type(const type&) = delete;
+    type& operator=(const type&) = delete;
+
+  private:
+    friend struct builder;
+    friend status make_contiguous(int64_t, type*, type**) noexcept;
+    friend status make_vector(int64_t, int64_t, int64_t, bool, type*, type**) noexcept;
+    friend status make_indexed(int64_t, const int64_t*, const int64_t*, bool, type*, type**) noexcept;
+    friend status make_indexed_block(int64_t, int64_t, const int64_t*, bool, type*, type**) noexcept;
+    friend status make_struct(int64_t, const int64_t*, const int64_t*, type* const*, type**) noexcept;
+    friend status make_subarray(int, const int64_t*, const int64_t*, const int64_t*, bool, type*,
+                                type**) noexcept;
+    friend status make_resized(type*, int64_t, int64_t, type**) noexcept;
+    friend status make_dup(type*, type**) noexcept;
+    int64_t size_ = 0, lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
+    int64_t elements_ = 0;
+    std::unique_ptr<const program> prog_;
+    const predefined_info* pre_ = nullptr;
+    std::atomic<int32_t> refs_{1};
+    int32_t align_ = 1;
+    basic_kind basic_ = basic_kind::none;
+    bool contig_ = false;
+    bool sticky_ = false;  // bounds set by resized somewhere inside: no struct padding
+    bool large_ = false;
+    combiner comb_ = combiner::named;
+    shape shape_ = shape::predef;
+    uintptr_t handle_ = 0;
+    int64_t count_ = 0, blocklen_ = 0, stride_ = 0;
+    std::vector<int64_t> blens_, disps_;
+    std::vector<type*> kids_;        // retained children (internal shape)
+    std::vector<type*> user_types_;  // retained, as passed by the user (get_contents)
+    contents contents_;
+};
+
+namespace detail {
+// Filled during static initialization; zero (nullptr) before that.
+extern type* g_predef[256];
+}
+// The static object for a predefined handle (0x201..0x2FF), or nullptr.
+inline type* predefined_type(uintptr_t handle) noexcept {
+    return handle - 0x200 < 256 ? detail::g_predef[handle - 0x200] : nullptr;
+}
+
+// ---- constructors: on success *out is a new type with one reference ----
+// Counts and block lengths must be >= 0 (status::invalid); byte sizes that
+// overflow int64 give status::range. Children are retained.
+status make_contiguous(int64_t count, type* old, type** out) noexcept;
+status make_vector(int64_t count, int64_t blocklen, int64_t stride, bool stride_bytes, type* old,
+                   type** out) noexcept;
+status make_indexed(int64_t count, const int64_t* blens, const int64_t* disps, bool disp_bytes,
+                    type* old, type** out) noexcept;
+status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps, bool disp_bytes,
+                          type* old, type** out) noexcept;
+status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, type* const* types,
+                   type** out) noexcept;
+// order_c: true for C (row-major) order, false for Fortran.
+status make_subarray(int ndims, const int64_t* sizes, const int64_t* subsizes,
+                     const int64_t* starts, bool order_c, type* old, type** out) noexcept;
+status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept;
+status make_dup(type* old, type** out) noexcept;
+
+// Basic elements contained in the first `bytes` packed bytes of `count`
+// instances (MPI_Get_elements); -1 when the type has size 0 but bytes > 0.
+int64_t elements_in(const type& t, int64_t bytes) noexcept;
+
+}  // namespace ch4lite::dame
