@@ -102,8 +102,13 @@ status pmi_client::send_line(const pmi_line& line, std::string& error) {
         error = "PMI: cannot encode request: " + why;
         return status::invalid;
     }
-    if (!write_all(fd_, text.data(), text.size()))
+    if (!write_all(fd_, text.data(), text.size())) {
+        if (errno == EPIPE || errno == ECONNRESET) {
+            error = "PMI: the launcher closed the connection (mpiexec died?)";
+            return status::proc_failed;
+        }
         return io_error(error, "write to the launcher failed", errno);
+    }
     return status::ok;
 }
 
