@@ -34,7 +34,7 @@ struct rank_proc {
     unique_fd out, err;
     line_tagger tag_out, tag_err;
     bool exited = false;
-    bool counted = false;  // ended on its own, before mpiexec killed the job
+    bool counted = false;  // its code is part of the job result (see rank_ended)
     int code = 0;          // exit status, or 128+signal
     int signal = 0;        // killing signal, 0 if it exited
     bool core = false;

@@ -52,15 +52,19 @@ void job::rank_ended(rank_proc& p, int how, int status) {
         p.code = 128 + status;
         p.core = how == CLD_DUMPED;
     }
-    // Exits after mpiexec began killing are its own doing, not the job's
-    // result.
-    p.counted = !killing_;
+    // Deaths by signal after mpiexec began killing are its own doing, not
+    // the job's result; an exit status is the rank's own word and counts.
+    p.counted = how == CLD_EXITED || !killing_;
     const pmi_conn& c = server_->conn(p.conn);
     if (p.signal)
         log("%s ended by %s", who(p).c_str(), signal_text(p.signal).c_str());
     else
         log("%s exited with status %d", who(p).c_str(), p.code);
     if (!p.counted || c.aborted) return;
+    if (killing_) {
+        if (p.code != 0) std::fprintf(stderr, "mpiexec: also: %s exited with status %d\n", who(p).c_str(), p.code);
+        return;
+    }
     if (p.signal == SIGINT && interrupts_ > 0) {
         fail(who(p) + " ended by the forwarded SIGINT", true);
     } else if (p.signal) {
