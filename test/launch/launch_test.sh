@@ -18,12 +18,13 @@ RC=""
 # Pids of the processes in session $1 (/proc/PID/stat after the command
 # name: state ppid pgrp session ...).
 session_members() {
-    local f line rest sess p
+    local f line rest state sess p
     for f in /proc/[0-9]*/stat; do
         { line=$(<"$f"); } 2>/dev/null || continue
         rest=${line##*) }
-        read -r _ _ _ sess _ <<<"$rest"
-        if [ "$sess" = "$1" ]; then p=${f#/proc/}; echo "${p%/stat}"; fi
+        read -r state _ _ sess _ <<<"$rest"
+        # A zombie is dead already; it only waits for its parent (or init).
+        if [ "$sess" = "$1" ] && [ "$state" != Z ]; then p=${f#/proc/}; echo "${p%/stat}"; fi
     done
 }
 
