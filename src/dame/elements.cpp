@@ -64,3 +64,59 @@ int64_t elements_in(const type& t, int64_t bytes) noexcept {
 }
 
 }  // namespace ch4lite::dame
+
+namespace ch4lite::dame {
+namespace {
+
+// Packed bytes holding the first `n` basic elements of one instance of t
+// (n < t.elements()).
+int64_t bytes_of(const type& t, int64_t n);
+
+int64_t row_bytes(const type& k, int64_t copies, int64_t& n, bool& stop) {
+    const int64_t ke = k.elements();
+    if (ke == 0 || copies == 0) return 0;
+    if (n / ke >= copies) {
+        n -= copies * ke;
+        return copies * k.size();
+    }
+    stop = true;
+    const int64_t i = n / ke;
+    return i * k.size() + bytes_of(k, n - i * ke);
+}
+
+int64_t bytes_of(const type& t, int64_t n) {
+    if (n <= 0) return 0;
+    bool stop = false;
+    int64_t b = 0;
+    switch (t.shp()) {
+        case shape::predef: {
+            const predefined_info* p = t.predef();
+            const int64_t per = p->elements / p->npieces;
+            for (int i = 0; i < p->npieces && n >= per; ++i, n -= per) b += p->piece[i].len;
+            return b;
+        }
+        case shape::hvector:
+        case shape::hblock:
+            return row_bytes(*t.kids()[0], t.count() * t.blocklen(), n, stop);
+        case shape::hindexed:
+            for (size_t i = 0; i < t.blens().size() && !stop; ++i)
+                b += row_bytes(*t.kids()[0], t.blens()[i], n, stop);
+            return b;
+        case shape::hstruct:
+            for (size_t i = 0; i < t.blens().size() && !stop; ++i)
+                b += row_bytes(*t.kids()[i], t.blens()[i], n, stop);
+            return b;
+        case shape::resized:
+            return bytes_of(*t.kids()[0], n);
+    }
+    return b;
+}
+
+}  // namespace
+
+int64_t bytes_for_elements(const type& t, int64_t n) noexcept {
+    if (n <= 0 || t.elements() == 0) return 0;
+    return (n / t.elements()) * t.size() + bytes_of(t, n % t.elements());
+}
+
+}  // namespace ch4lite::dame

@@ -51,7 +51,7 @@ type::~type() {
     for (type* k : user_types_) k->release();
 }
 
-void type::release() noexcept {
+void type::release() const noexcept {
     if (pre_) return;
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
 }

@@ -60,11 +60,13 @@ class type {
     const predefined_info* predef() const noexcept { return pre_; }
     const program* prog() const noexcept { return prog_.get(); }
 
-    void retain() noexcept {
+    // Reference counting works on const types: a pending operation holds a
+    // reference to a type it only reads. Predefined types ignore both.
+    void retain() const noexcept {
         if (!pre_) refs_.fetch_add(1, std::memory_order_relaxed);
     }
     // Drops a reference; the last one destroys the type (and releases its children).
-    void release() noexcept;
+    void release() const noexcept;
 
     // Builds the program (idempotent). Error: status::no_mem / range.
     status commit() noexcept;
@@ -77,6 +79,12 @@ class type {
     const contents& user_contents() const noexcept { return contents_; }
     bool large_counts() const noexcept { return large_; }
     void set_contents(contents c, bool large) { contents_ = std::move(c); large_ = large; }
+    // The datatypes the user passed (retained until this type dies).
+    void set_user_types(type* const* ts, size_t n) {
+        for (size_t i = 0; i < n; ++i) ts[i]->retain();
+        for (type* k : user_types_) k->release();
+        user_types_.assign(ts, ts + n);
+    }
     int64_t count() const noexcept { return count_; }
     int64_t blocklen() const noexcept { return blocklen_; }
     int64_t stride() const noexcept { return stride_; }
@@ -107,7 +115,7 @@ class type {
     int64_t elements_ = 0;
     std::unique_ptr<const program> prog_;
     const predefined_info* pre_ = nullptr;
-    std::atomic<int32_t> refs_{1};
+    mutable std::atomic<int32_t> refs_{1};
     int32_t align_ = 1;
     basic_kind basic_ = basic_kind::none;
     bool contig_ = false;
@@ -153,5 +161,7 @@ status make_dup(type* old, type** out) noexcept;
 // Basic elements contained in the first `bytes` packed bytes of `count`
 // instances (MPI_Get_elements); -1 when the type has size 0 but bytes > 0.
 int64_t elements_in(const type& t, int64_t bytes) noexcept;
+// Inverse (MPI_Status_set_elements): packed bytes of the first n basic elements.
+int64_t bytes_for_elements(const type& t, int64_t n) noexcept;
 
 }  // namespace ch4lite::dame

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: MIT
+// MPI type constructors: argument checks, then dame::make_* (all logic is in
+// DAME). The _c (large-count) variants share the same bodies; what differs is
+// only which contents arrays MPI_Type_get_contents reports.
+#include <new>
+
+#include "api/datatype_util.hpp"
+
+using namespace ch4lite;
+using ch4lite::api::dt::check_count;
+using ch4lite::api::dt::check_nonneg;
+using ch4lite::api::dt::check_ptr;
+using ch4lite::api::dt::finish;
+using ch4lite::api::dt::resolve;
+using ch4lite::api::dt::widen;
+
+namespace {
+
+using dame::contents;
+using dame::type;
+
+// Appends v to ints (small) or counts (large).
+void put(contents& c, bool large, std::initializer_list<int64_t> v) {
+    for (int64_t x : v) {
+        if (large) c.counts.push_back(x);
+        else c.ints.push_back(static_cast<int>(x));
+    }
+}
+void put(contents& c, bool large, const std::vector<int64_t>& v) {
+    for (int64_t x : v) {
+        if (large) c.counts.push_back(x);
+        else c.ints.push_back(static_cast<int>(x));
+    }
+}
+
+int contiguous_impl(const char* fn, int64_t count, bool large, MPI_Datatype oldtype,
+                    MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    type* old = nullptr;
+    DT_TRY(check_count(fn, "count", count));
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    type* t = nullptr;
+    const status s = dame::make_contiguous(count, old, &t);
+    contents c;
+    put(c, large, {count});
+    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+}
+
+int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool bytes, bool large,
+                MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    type* old = nullptr;
+    DT_TRY(check_count(fn, "count", count));
+    DT_TRY(check_nonneg(fn, "blocklength", bl));
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    type* t = nullptr;
+    const status s = dame::make_vector(count, bl, stride, bytes, old, &t);
+    contents c;
+    put(c, large, {count, bl});
+    if (bytes && !large) c.aints.push_back(stride);
+    else put(c, large, {stride});
+    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+}
+
+template <class B, class D>
+int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, bool bytes, bool large,
+                 MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    type* old = nullptr;
+    DT_TRY(check_count(fn, "count", count));
+    if (count > 0) {
+        DT_TRY(check_ptr(fn, "array_of_blocklengths", bl));
+        DT_TRY(check_ptr(fn, "array_of_displacements", disps));
+    }
+    for (int64_t i = 0; i < count; ++i)
+        if (bl[i] < 0)
+            DT_FAIL(MPI_ERR_ARG, "invalid array_of_blocklengths[%lld] = %lld: must be >= 0",
+                    static_cast<long long>(i), static_cast<long long>(bl[i]));
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    try {
+        const std::vector<int64_t> b = widen(bl, count), d = widen(disps, count);
+        type* t = nullptr;
+        const status s = dame::make_indexed(count, b.data(), d.data(), bytes, old, &t);
+        contents c;
+        put(c, large, {count});
+        put(c, large, b);
+        if (bytes && !large) c.aints = d;
+        else put(c, large, d);
+        return finish(fn, s, t, std::move(c), large, {old}, newtype);
+    } catch (const std::bad_alloc&) {
+        DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld blocks", static_cast<long long>(count));
+    }
+}
+
+template <class D>
+int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool bytes, bool large,
+               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    type* old = nullptr;
+    DT_TRY(check_count(fn, "count", count));
+    DT_TRY(check_nonneg(fn, "blocklength", bl));
+    if (count > 0) DT_TRY(check_ptr(fn, "array_of_displacements", disps));
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    try {
+        const std::vector<int64_t> d = widen(disps, count);
+        type* t = nullptr;
+        const status s = dame::make_indexed_block(count, bl, d.data(), bytes, old, &t);
+        contents c;
+        put(c, large, {count, bl});
+        if (bytes && !large) c.aints = d;
+        else put(c, large, d);
+        return finish(fn, s, t, std::move(c), large, {old}, newtype);
+    } catch (const std::bad_alloc&) {
+        DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld blocks", static_cast<long long>(count));
+    }
+}
+
+template <class B, class D>
+int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
+                const MPI_Datatype* types, bool large, MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    DT_TRY(check_count(fn, "count", count));
+    if (count > 0) {
+        DT_TRY(check_ptr(fn, "array_of_blocklengths", bl));
+        DT_TRY(check_ptr(fn, "array_of_displacements", disps));
+        DT_TRY(check_ptr(fn, "array_of_types", types));
+    }
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    try {
+        std::vector<type*> ts(count);
+        for (int64_t i = 0; i < count; ++i) {
+            if (bl[i] < 0)
+                DT_FAIL(MPI_ERR_ARG, "invalid array_of_blocklengths[%lld] = %lld: must be >= 0",
+                        static_cast<long long>(i), static_cast<long long>(bl[i]));
+            if (types[i] == MPI_DATATYPE_NULL || !(ts[i] = api::lookup_type_mut(types[i])))
+                DT_FAIL(MPI_ERR_TYPE, "invalid array_of_types[%lld] %p: not a valid datatype",
+                        static_cast<long long>(i), static_cast<void*>(types[i]));
+        }
+        const std::vector<int64_t> b = widen(bl, count), d = widen(disps, count);
+        type* t = nullptr;
+        const status s = dame::make_struct(count, b.data(), d.data(), ts.data(), &t);
+        contents c;
+        put(c, large, {count});
+        put(c, large, b);
+        if (!large) c.aints = d;
+        else put(c, large, d);
+        return finish(fn, s, t, std::move(c), large, ts, newtype);
+    } catch (const std::bad_alloc&) {
+        DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld fields", static_cast<long long>(count));
+    }
+}
+
+template <class N>
+int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, const N* starts,
+                  int order, bool large, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    type* old = nullptr;
+    if (ndims <= 0) DT_FAIL(MPI_ERR_ARG, "invalid ndims %d: must be > 0", ndims);
+    DT_TRY(check_ptr(fn, "array_of_sizes", sizes));
+    DT_TRY(check_ptr(fn, "array_of_subsizes", subsizes));
+    DT_TRY(check_ptr(fn, "array_of_starts", starts));
+    for (int i = 0; i < ndims; ++i) {
+        const long long z = sizes[i], sub = subsizes[i], st = starts[i];
+        if (z <= 0) DT_FAIL(MPI_ERR_ARG, "invalid array_of_sizes[%d] = %lld: must be > 0", i, z);
+        if (sub <= 0 || sub > z)
+            DT_FAIL(MPI_ERR_ARG, "invalid array_of_subsizes[%d] = %lld: must be in [1, %lld]", i, sub, z);
+        if (st < 0 || st > z - sub)
+            DT_FAIL(MPI_ERR_ARG, "invalid array_of_starts[%d] = %lld: must be in [0, %lld]", i, st, z - sub);
+    }
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        DT_FAIL(MPI_ERR_ARG, "invalid order %d: must be MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    const std::vector<int64_t> z = widen(sizes, ndims), sub = widen(subsizes, ndims),
+                               st = widen(starts, ndims);
+    type* t = nullptr;
+    const status s = dame::make_subarray(ndims, z.data(), sub.data(), st.data(),
+                                         order == MPI_ORDER_C, old, &t);
+    contents c;
+    c.ints.push_back(ndims);
+    put(c, large, z);
+    put(c, large, sub);
+    put(c, large, st);
+    c.ints.push_back(order);
+    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+}
+
+int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t extent, bool large,
+                 MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    type* old = nullptr;
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    type* t = nullptr;
+    const status s = dame::make_resized(old, lb, extent, &t);
+    contents c;
+    if (large) c.counts = {lb, extent};
+    else c.aints = {lb, extent};
+    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return contiguous_impl(__func__, count, false, oldtype, newtype);
+}
+int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return contiguous_impl(__func__, count, true, oldtype, newtype);
+}
+int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                    MPI_Datatype* newtype) {
+    return vector_impl(__func__, count, blocklength, stride, false, false, oldtype, newtype);
+}
+int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                      MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return vector_impl(__func__, count, blocklength, stride, false, true, oldtype, newtype);
+}
+int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                            MPI_Datatype* newtype) {
+    return vector_impl(__func__, count, blocklength, stride, true, false, oldtype, newtype);
+}
+int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return vector_impl(__func__, count, blocklength, stride, true, true, oldtype, newtype);
+}
+int MPI_Type_indexed(int count, const int bl[], const int disps[], MPI_Datatype oldtype,
+                     MPI_Datatype* newtype) {
+    return indexed_impl(__func__, count, bl, disps, false, false, oldtype, newtype);
+}
+int MPI_Type_indexed_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disps[],
+                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return indexed_impl(__func__, count, bl, disps, false, true, oldtype, newtype);
+}
+int MPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint disps[],
+                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return indexed_impl(__func__, count, bl, disps, true, false, oldtype, newtype);
+}
+int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disps[],
+                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return indexed_impl(__func__, count, bl, disps, true, true, oldtype, newtype);
+}
+int MPI_Type_create_indexed_block(int count, int blocklength, const int disps[],
+                                  MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return block_impl(__func__, count, blocklength, disps, false, false, oldtype, newtype);
+}
+int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                    const MPI_Count disps[], MPI_Datatype oldtype,
+                                    MPI_Datatype* newtype) {
+    return block_impl(__func__, count, blocklength, disps, false, true, oldtype, newtype);
+}
+int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint disps[],
+                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return block_impl(__func__, count, blocklength, disps, true, false, oldtype, newtype);
+}
+int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                     const MPI_Count disps[], MPI_Datatype oldtype,
+                                     MPI_Datatype* newtype) {
+    return block_impl(__func__, count, blocklength, disps, true, true, oldtype, newtype);
+}
+int MPI_Type_create_struct(int count, const int bl[], const MPI_Aint disps[],
+                           const MPI_Datatype types[], MPI_Datatype* newtype) {
+    return struct_impl(__func__, count, bl, disps, types, false, newtype);
+}
+int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disps[],
+                             const MPI_Datatype types[], MPI_Datatype* newtype) {
+    return struct_impl(__func__, count, bl, disps, types, true, newtype);
+}
+int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
+                             const int starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype* newtype) {
+    return subarray_impl(__func__, ndims, sizes, subsizes, starts, order, false, oldtype, newtype);
+}
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
+                               const MPI_Count starts[], int order, MPI_Datatype oldtype,
+                               MPI_Datatype* newtype) {
+    return subarray_impl(__func__, ndims, sizes, subsizes, starts, order, true, oldtype, newtype);
+}
+int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                            MPI_Datatype* newtype) {
+    return resized_impl(__func__, oldtype, lb, extent, false, newtype);
+}
+int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
+                              MPI_Datatype* newtype) {
+    return resized_impl(__func__, oldtype, lb, extent, true, newtype);
+}
+int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    const char* fn = __func__;
+    DT_REQUIRE_INIT();
+    dame::type* old = nullptr;
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    dame::type* t = nullptr;
+    const status s = dame::make_dup(old, &t);
+    return finish(fn, s, t, {}, false, {old}, newtype);
+}
+
+}  // extern "C"

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: MIT
+// MPI_Datatype <-> dame::type. Predefined handles (0x201..0x2FF) resolve
+// through DAME's static table; derived types live in a handle table, so a
+// garbage or freed handle gives nullptr, never a crash.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "dame/type.hpp"
+#include "util/handle_table.hpp"
+
+namespace ch4lite::api {
+
+namespace detail {
+using type_table = util::handle_table<dame::type, util::handle_kind::datatype>;
+type_table& types() noexcept;
+}  // namespace detail
+
+// nullptr for MPI_DATATYPE_NULL, freed or garbage handles.
+inline const dame::type* lookup_type(MPI_Datatype dt) noexcept {
+    const auto h = reinterpret_cast<uintptr_t>(dt);
+    if (h < 0x1000) return dame::predefined_type(h);
+    return detail::types().lookup(h);
+}
+// The same, writable (constructors retain children, commit builds programs).
+inline dame::type* lookup_type_mut(MPI_Datatype dt) noexcept {
+    const auto h = reinterpret_cast<uintptr_t>(dt);
+    if (h < 0x1000) return dame::predefined_type(h);
+    return detail::types().lookup(h);
+}
+// A new handle for t, taking over one reference; MPI_DATATYPE_NULL if the
+// table is full (the reference is then dropped).
+MPI_Datatype new_type_handle(dame::type* t) noexcept;
+// Removes the handle (not the type: pending users keep their references).
+void erase_type_handle(MPI_Datatype dt) noexcept;
+
+}  // namespace ch4lite::api

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// Commit, free, size / extent queries, addresses, element counts, handle
+// conversion. Queries work on uncommitted types (MPI allows it).
+#include <climits>
+
+#include "api/datatype_util.hpp"
+#include "api/status_util.hpp"
+
+using namespace ch4lite;
+using ch4lite::api::dt::check_ptr;
+using ch4lite::api::dt::resolve;
+
+namespace {
+
+template <class N>
+int size_impl(const char* fn, MPI_Datatype datatype, N* size) {
+    DT_REQUIRE_INIT();
+    dame::type* t = nullptr;
+    DT_TRY(resolve(fn, "datatype", datatype, &t));
+    DT_TRY(check_ptr(fn, "size", size));
+    if (sizeof(N) < 8 && t->size() > INT_MAX) {
+        *size = MPI_UNDEFINED;  // MPI 5.1.5: too large for an int
+        return MPI_SUCCESS;
+    }
+    *size = static_cast<N>(t->size());
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int extent_impl(const char* fn, MPI_Datatype datatype, N* lb, N* extent, bool true_ext) {
+    DT_REQUIRE_INIT();
+    dame::type* t = nullptr;
+    DT_TRY(resolve(fn, "datatype", datatype, &t));
+    DT_TRY(check_ptr(fn, true_ext ? "true_lb" : "lb", lb));
+    DT_TRY(check_ptr(fn, true_ext ? "true_extent" : "extent", extent));
+    *lb = static_cast<N>(true_ext ? t->true_lb() : t->lb());
+    *extent = static_cast<N>(true_ext ? t->true_extent() : t->extent());
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int elements_impl(const char* fn, const MPI_Status* status, MPI_Datatype datatype, N* count) {
+    DT_REQUIRE_INIT();
+    dame::type* t = nullptr;
+    DT_TRY(check_ptr(fn, "status", status));
+    DT_TRY(resolve(fn, "datatype", datatype, &t));
+    DT_TRY(check_ptr(fn, "count", count));
+    const int64_t bytes = api::status_bytes(status);
+    int64_t n = t->size() == 0 ? 0 : dame::elements_in(*t, bytes);
+    if (sizeof(N) < 8 && n > INT_MAX) n = MPI_UNDEFINED;
+    *count = static_cast<N>(n);
+    return MPI_SUCCESS;
+}
+
+int set_elements_impl(const char* fn, MPI_Status* status, MPI_Datatype datatype, int64_t count) {
+    DT_REQUIRE_INIT();
+    dame::type* t = nullptr;
+    DT_TRY(check_ptr(fn, "status", status));
+    DT_TRY(resolve(fn, "datatype", datatype, &t));
+    if (count < 0) DT_FAIL(MPI_ERR_COUNT, "invalid count %lld: must be >= 0", static_cast<long long>(count));
+    api::set_status_bytes(status, dame::bytes_for_elements(*t, count));
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Type_commit(MPI_Datatype* datatype) {
+    const char* fn = __func__;
+    DT_REQUIRE_INIT();
+    DT_TRY(check_ptr(fn, "datatype", datatype));
+    dame::type* t = nullptr;
+    DT_TRY(resolve(fn, "datatype", *datatype, &t));
+    switch (t->commit()) {
+        case status::ok: return MPI_SUCCESS;
+        case status::no_mem: DT_FAIL(MPI_ERR_NO_MEM, "out of memory building the datatype's program");
+        default: DT_FAIL(MPI_ERR_INTERN, "could not build the datatype's program");
+    }
+}
+
+int MPI_Type_free(MPI_Datatype* datatype) {
+    const char* fn = __func__;
+    DT_REQUIRE_INIT();
+    DT_TRY(check_ptr(fn, "datatype", datatype));
+    dame::type* t = nullptr;
+    DT_TRY(resolve(fn, "datatype", *datatype, &t));
+    if (t->is_predefined())
+        DT_FAIL(MPI_ERR_TYPE, "cannot free predefined datatype %s", t->predef()->name);
+    api::erase_type_handle(*datatype);
+    t->release();  // pending operations and enclosing types keep their own references
+    *datatype = MPI_DATATYPE_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_size(MPI_Datatype datatype, int* size) { return size_impl(__func__, datatype, size); }
+int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+    return size_impl(__func__, datatype, size);
+}
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+    return extent_impl(__func__, datatype, lb, extent, false);
+}
+int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    return extent_impl(__func__, datatype, lb, extent, false);
+}
+int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+    return extent_impl(__func__, datatype, lb, extent, true);
+}
+int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    return extent_impl(__func__, datatype, lb, extent, true);
+}
+
+int MPI_Get_address(const void* location, MPI_Aint* address) {
+    const char* fn = __func__;  // usable before MPI_Init (MPI 5.1.5)
+    if (!address) {
+        if (!api::is_initialized()) return MPI_ERR_ARG;
+        DT_FAIL(MPI_ERR_ARG, "invalid address: must not be NULL");
+    }
+    *address = reinterpret_cast<MPI_Aint>(location);
+    return MPI_SUCCESS;
+}
+MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+    return static_cast<MPI_Aint>(static_cast<uintptr_t>(base) + static_cast<uintptr_t>(disp));
+}
+MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+    return static_cast<MPI_Aint>(static_cast<uintptr_t>(addr1) - static_cast<uintptr_t>(addr2));
+}
+
+int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+    return elements_impl(__func__, status, datatype, count);
+}
+int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+    return elements_impl(__func__, status, datatype, count);
+}
+int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+    return set_elements_impl(__func__, status, datatype, count);
+}
+int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+    return set_elements_impl(__func__, status, datatype, count);
+}
+
+// Handles are 31-bit positive values (util/handle.hpp), so the conversion is exact.
+int MPI_Type_toint(MPI_Datatype datatype) {
+    return static_cast<int>(reinterpret_cast<uintptr_t>(datatype));
+}
+MPI_Datatype MPI_Type_fromint(int datatype) {
+    return reinterpret_cast<MPI_Datatype>(static_cast<uintptr_t>(static_cast<unsigned>(datatype)));
+}
+
+}  // extern "C"

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+#include "api/datatype_util.hpp"
+
+namespace ch4lite::api::dt {
+
+int resolve(const char* fn, const char* what, MPI_Datatype h, dame::type** out) noexcept {
+    if (h == MPI_DATATYPE_NULL) DT_FAIL(MPI_ERR_TYPE, "invalid %s: MPI_DATATYPE_NULL", what);
+    *out = lookup_type_mut(h);
+    if (!*out)
+        DT_FAIL(MPI_ERR_TYPE, "invalid %s %p: not a predefined or live derived datatype", what,
+                static_cast<void*>(h));
+    return MPI_SUCCESS;
+}
+
+int check_count(const char* fn, const char* what, int64_t v) noexcept {
+    if (v < 0) DT_FAIL(MPI_ERR_COUNT, "invalid %s %lld: must be >= 0", what, static_cast<long long>(v));
+    return MPI_SUCCESS;
+}
+
+int check_nonneg(const char* fn, const char* what, int64_t v) noexcept {
+    if (v < 0) DT_FAIL(MPI_ERR_ARG, "invalid %s %lld: must be >= 0", what, static_cast<long long>(v));
+    return MPI_SUCCESS;
+}
+
+int check_ptr(const char* fn, const char* what, const void* p) noexcept {
+    if (!p) DT_FAIL(MPI_ERR_ARG, "invalid %s: must not be NULL", what);
+    return MPI_SUCCESS;
+}
+
+int finish(const char* fn, ch4lite::status s, dame::type* t, dame::contents c, bool large,
+           const std::vector<dame::type*>& user, MPI_Datatype* newtype) noexcept {
+    switch (s) {
+        case ch4lite::status::ok: break;
+        case ch4lite::status::no_mem: DT_FAIL(MPI_ERR_NO_MEM, "out of memory creating the datatype");
+        case ch4lite::status::range:
+            DT_FAIL(MPI_ERR_ARG, "datatype size or bounds overflow 64-bit byte arithmetic");
+        default: DT_FAIL(MPI_ERR_ARG, "invalid datatype construction (%s)", ch4lite::to_string(s));
+    }
+    try {
+        t->set_contents(std::move(c), large);
+        t->set_user_types(user.data(), user.size());
+    } catch (...) {
+        t->release();
+        DT_FAIL(MPI_ERR_NO_MEM, "out of memory recording the datatype's contents");
+    }
+    const MPI_Datatype h = new_type_handle(t);
+    if (h == MPI_DATATYPE_NULL) DT_FAIL(MPI_ERR_INTERN, "too many live datatypes (handle table full)");
+    *newtype = h;
+    return MPI_SUCCESS;
+}
+
+}  // namespace ch4lite::api::dt

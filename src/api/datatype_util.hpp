@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// Shared argument checks of the datatype wrappers. Each helper takes the
+// calling MPI function's name (`fn`) so messages read
+// "MPI_Type_vector: invalid count -1: must be >= 0"; datatype errors are
+// raised on MPI_COMM_SELF (MPI 9.3: errors not tied to a communicator).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "api/datatype_handles.hpp"
+#include "api/errors.hpp"
+
+#define DT_FAIL(cls, ...) \
+    return ::ch4lite::api::raise_self(::ch4lite::api::error_code((cls), fn, __VA_ARGS__))
+// CH4_REQUIRE_INIT for helpers: reports the MPI function's name, not the helper's.
+#define DT_REQUIRE_INIT()                                                  \
+    do {                                                                   \
+        if (__builtin_expect(!::ch4lite::api::is_initialized(), 0))        \
+            return ::ch4lite::api::require_init(fn);                       \
+    } while (0)
+#define DT_TRY(expr)                        \
+    do {                                    \
+        if (int rc_ = (expr); rc_ != 0) return rc_; \
+    } while (0)
+
+namespace ch4lite::api::dt {
+
+// Resolves a datatype argument or raises MPI_ERR_TYPE.
+int resolve(const char* fn, const char* what, MPI_Datatype h, dame::type** out) noexcept;
+int check_count(const char* fn, const char* what, int64_t v) noexcept;       // >= 0, MPI_ERR_COUNT
+int check_nonneg(const char* fn, const char* what, int64_t v) noexcept;      // >= 0, MPI_ERR_ARG
+int check_ptr(const char* fn, const char* what, const void* p) noexcept;    // non-null, MPI_ERR_ARG
+// Maps a DAME construction status, records contents and user types, and
+// hands out the handle.
+int finish(const char* fn, ch4lite::status s, dame::type* t, dame::contents c, bool large,
+           const std::vector<dame::type*>& user, MPI_Datatype* newtype) noexcept;
+
+template <class T>
+std::vector<int64_t> widen(const T* a, int64_t n) {
+    return n > 0 ? std::vector<int64_t>(a, a + n) : std::vector<int64_t>{};
+}
+
+}  // namespace ch4lite::api::dt

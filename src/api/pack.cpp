@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// MPI_Pack / MPI_Unpack / MPI_Pack_size. The packed format is the raw type
+// map bytes (no header, no conversion): Pack_size is exact.
+#include <climits>
+
+#include "api/datatype_util.hpp"
+#include "api/handles.hpp"
+#include "dame/dame.hpp"
+
+using namespace ch4lite;
+
+#define PK_FAIL(cls, ...) \
+    return ::ch4lite::api::raise(comm, ::ch4lite::api::error_code((cls), fn, __VA_ARGS__))
+
+namespace {
+
+// Common checks; on success *t is the committed type and *bytes the stream size.
+int check(const char* fn, int64_t count, MPI_Datatype datatype, MPI_Comm comm,
+          const dame::type** t, int64_t* bytes) {
+    if (!api::comm_is_valid(comm))
+        PK_FAIL(MPI_ERR_COMM, "invalid communicator %p", static_cast<void*>(comm));
+    if (count < 0) PK_FAIL(MPI_ERR_COUNT, "invalid count %lld: must be >= 0", static_cast<long long>(count));
+    if (datatype == MPI_DATATYPE_NULL) PK_FAIL(MPI_ERR_TYPE, "invalid datatype: MPI_DATATYPE_NULL");
+    *t = api::lookup_type(datatype);
+    if (!*t)
+        PK_FAIL(MPI_ERR_TYPE, "invalid datatype %p: not a predefined or live derived datatype",
+                static_cast<void*>(datatype));
+    if (!(*t)->committed()) PK_FAIL(MPI_ERR_TYPE, "datatype is not committed (call MPI_Type_commit)");
+    if (__builtin_mul_overflow(count, (*t)->size(), bytes))
+        PK_FAIL(MPI_ERR_COUNT, "count %lld times datatype size %lld overflows 64 bits",
+                static_cast<long long>(count), static_cast<long long>((*t)->size()));
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype datatype,
+              void* outbuf, int64_t outsize, N* position, MPI_Comm comm) {
+    DT_REQUIRE_INIT();
+    const dame::type* t = nullptr;
+    int64_t bytes = 0;
+    DT_TRY(check(fn, incount, datatype, comm, &t, &bytes));
+    if (!position) PK_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
+    if (outsize < 0) PK_FAIL(MPI_ERR_ARG, "invalid outsize %lld: must be >= 0", static_cast<long long>(outsize));
+    const int64_t pos = *position;
+    if (pos < 0 || pos > outsize)
+        PK_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, outsize=%lld]",
+                static_cast<long long>(pos), static_cast<long long>(outsize));
+    if (bytes > outsize - pos)
+        PK_FAIL(MPI_ERR_TRUNCATE, "%lld packed bytes do not fit in outsize %lld at position %lld",
+                static_cast<long long>(bytes), static_cast<long long>(outsize), static_cast<long long>(pos));
+    if (bytes > 0 && !outbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid outbuf: NULL with %lld bytes to pack", static_cast<long long>(bytes));
+    dame::pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos);
+    *position = static_cast<N>(pos + bytes);
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int unpack_impl(const char* fn, const void* inbuf, int64_t insize, N* position, void* outbuf,
+                int64_t outcount, MPI_Datatype datatype, MPI_Comm comm) {
+    DT_REQUIRE_INIT();
+    const dame::type* t = nullptr;
+    int64_t bytes = 0;
+    DT_TRY(check(fn, outcount, datatype, comm, &t, &bytes));
+    if (!position) PK_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
+    if (insize < 0) PK_FAIL(MPI_ERR_ARG, "invalid insize %lld: must be >= 0", static_cast<long long>(insize));
+    const int64_t pos = *position;
+    if (pos < 0 || pos > insize)
+        PK_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, insize=%lld]",
+                static_cast<long long>(pos), static_cast<long long>(insize));
+    if (bytes > insize - pos)
+        PK_FAIL(MPI_ERR_TRUNCATE, "unpacking %lld bytes but only %lld remain after position %lld",
+                static_cast<long long>(bytes), static_cast<long long>(insize - pos), static_cast<long long>(pos));
+    if (bytes > 0 && !inbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid inbuf: NULL with %lld bytes to unpack", static_cast<long long>(bytes));
+    dame::unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos);
+    *position = static_cast<N>(pos + bytes);
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int pack_size_impl(const char* fn, int64_t incount, MPI_Datatype datatype, MPI_Comm comm, N* size) {
+    DT_REQUIRE_INIT();
+    const dame::type* t = nullptr;
+    int64_t bytes = 0;
+    if (!api::comm_is_valid(comm))
+        PK_FAIL(MPI_ERR_COMM, "invalid communicator %p", static_cast<void*>(comm));
+    if (incount < 0) PK_FAIL(MPI_ERR_COUNT, "invalid incount %lld: must be >= 0", static_cast<long long>(incount));
+    t = api::lookup_type(datatype);
+    if (!t) PK_FAIL(MPI_ERR_TYPE, "invalid datatype %p", static_cast<void*>(datatype));
+    if (!size) PK_FAIL(MPI_ERR_ARG, "invalid size: must not be NULL");
+    if (__builtin_mul_overflow(incount, t->size(), &bytes) || (sizeof(N) < 8 && bytes > INT_MAX))
+        PK_FAIL(MPI_ERR_COUNT, "packed size of %lld elements of %lld bytes does not fit%s",
+                static_cast<long long>(incount), static_cast<long long>(t->size()),
+                sizeof(N) < 8 ? " in an int: use MPI_Pack_size_c" : " in 64 bits");
+    *size = static_cast<N>(bytes);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
+             int* position, MPI_Comm comm) {
+    return pack_impl(__func__, inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
+               MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+    return pack_impl(__func__, inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
+               MPI_Datatype datatype, MPI_Comm comm) {
+    return unpack_impl(__func__, inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
+                 MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+    return unpack_impl(__func__, inbuf, insize, position, outbuf, outcount, datatype, comm);
+}
+int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+    return pack_size_impl(__func__, incount, datatype, comm, size);
+}
+int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+    return pack_size_impl(__func__, incount, datatype, comm, size);
+}
+
+}  // extern "C"
