@@ -39,7 +39,7 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_i, int64_t 
     dame::type* t = nullptr;
     DT_TRY(resolve(fn, "datatype", datatype, &t));
     if (t->comb() == dame::combiner::named)
-        DT_FAIL(MPI_ERR_ARG, "datatype %s is predefined: it has no contents", t->predef()->name);
+        DT_FAIL(MPI_ERR_TYPE, "datatype %s is predefined: it has no contents", t->predef()->name);
     const dame::contents& c = t->user_contents();
     const auto& ut = t->user_types();
     auto small = [](int64_t max, size_t n) { return max < static_cast<int64_t>(n); };

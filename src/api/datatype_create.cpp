@@ -8,7 +8,6 @@
 
 using namespace ch4lite;
 using ch4lite::api::dt::check_count;
-using ch4lite::api::dt::check_nonneg;
 using ch4lite::api::dt::check_ptr;
 using ch4lite::api::dt::finish;
 using ch4lite::api::dt::resolve;
@@ -52,7 +51,7 @@ int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool 
     DT_REQUIRE_INIT();
     type* old = nullptr;
     DT_TRY(check_count(fn, "count", count));
-    DT_TRY(check_nonneg(fn, "blocklength", bl));
+    DT_TRY(check_count(fn, "blocklength", bl));
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
@@ -76,7 +75,7 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
     }
     for (int64_t i = 0; i < count; ++i)
         if (bl[i] < 0)
-            DT_FAIL(MPI_ERR_ARG, "invalid array_of_blocklengths[%lld] = %lld: must be >= 0",
+            DT_FAIL(MPI_ERR_COUNT, "invalid array_of_blocklengths[%lld] = %lld: must be >= 0",
                     static_cast<long long>(i), static_cast<long long>(bl[i]));
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
@@ -101,7 +100,7 @@ int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool b
     DT_REQUIRE_INIT();
     type* old = nullptr;
     DT_TRY(check_count(fn, "count", count));
-    DT_TRY(check_nonneg(fn, "blocklength", bl));
+    DT_TRY(check_count(fn, "blocklength", bl));
     if (count > 0) DT_TRY(check_ptr(fn, "array_of_displacements", disps));
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
@@ -134,7 +133,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
         std::vector<type*> ts(count);
         for (int64_t i = 0; i < count; ++i) {
             if (bl[i] < 0)
-                DT_FAIL(MPI_ERR_ARG, "invalid array_of_blocklengths[%lld] = %lld: must be >= 0",
+                DT_FAIL(MPI_ERR_COUNT, "invalid array_of_blocklengths[%lld] = %lld: must be >= 0",
                         static_cast<long long>(i), static_cast<long long>(bl[i]));
             if (types[i] == MPI_DATATYPE_NULL || !(ts[i] = api::lookup_type_mut(types[i])))
                 DT_FAIL(MPI_ERR_TYPE, "invalid array_of_types[%lld] %p: not a valid datatype",
