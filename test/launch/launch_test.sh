@@ -254,6 +254,17 @@ case_grandchild() {  # helpers a rank leaves in its process group are killed
     check_clean
 }
 
+case_stdin() {  # stdin goes to rank 0 only
+    echo "hello rank zero" >"$T/in"
+    setsid "$MPIEXEC" -n 2 "$PROG" stdin <"$T/in" >"$T/out" 2>"$T/err" &
+    JOB_PID=$!
+    wait_job 60
+    expect_rc 0
+    expect_out '^rank 0 stdin=hello rank zero$'
+    expect_out '^rank 1 stdin=$'
+    check_clean
+}
+
 case_tag_output() {
     run_job 60 "$MPIEXEC" -n 2 -l "$PROG" print 3
     expect_rc 0

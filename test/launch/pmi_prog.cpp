@@ -15,6 +15,7 @@
 //   pmi_prog env K...            print K=value for each K, and the cwd
 //   pmi_prog affinity            print the CPU affinity list
 //   pmi_prog print N             N stdout lines, one stderr line, a partial line
+//   pmi_prog stdin               print the first line read from stdin
 //   pmi_prog shm                 rank 0 creates a /dev/shm file named after the job key, then crashes
 //   pmi_prog garbage             send malformed PMI lines first, then run kvs
 //   pmi_prog flood               send endless malformed PMI lines
@@ -190,6 +191,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "err line from rank %d\n", me);
         std::printf("partial from rank %d", me);
         std::fflush(stdout);
+    } else if (mode == "stdin") {
+        char line[256] = "";
+        if (!std::fgets(line, sizeof line, stdin)) line[0] = '\0';
+        line[std::strcspn(line, "\n")] = '\0';
+        std::printf("rank %d stdin=%s\n", me, line);
     } else if (mode == "flood") {
         // Not reached: the flood breaks the connection and mpiexec kills us.
     } else {

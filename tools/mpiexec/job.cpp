@@ -190,7 +190,10 @@ bool job::start_rank(int r) {
     spec.argv = argv.data();
     spec.envp = envp.data();
     spec.pmi_fd = child_pmi.get();
-    spec.stdin_fd = r == 0 ? -1 : devnull_.get();  // like Hydra: stdin goes to rank 0
+    // Like Hydra, stdin goes to rank 0 -- unless it is a terminal: rank 0 is
+    // not in the terminal's foreground process group, so reading it would
+    // stop the rank with SIGTTIN.
+    spec.stdin_fd = r == 0 && !::isatty(0) ? -1 : devnull_.get();
     spec.stdout_fd = child_out.get();
     spec.stderr_fd = child_err.get();
     spec.wdir = opt_.wdir.empty() ? nullptr : opt_.wdir.c_str();
