@@ -298,17 +298,26 @@ status bootstrap::finalize() {
 
 void bootstrap::abort(int code, const char* message) noexcept {
     if (!message) message = "";
-    // Our mpiexec prints the message in its banner; other launchers may not.
-    const bool told = pmi_ && pmi_->send_abort(code, message);
-    if (!told || launcher_ != "mpiexec (ch4lite)") {
+    auto say = [&] {
         char buf[1024];
-        const int n = std::snprintf(buf, sizeof buf, "ch4lite[%d]: abort (exit code %d): %s\n",
-                                    rank_, code, message);
+        const int n = std::snprintf(buf, sizeof buf, "ch4lite[%d]: abort (exit code %d): %s\n", rank_,
+                                    code, message);
         if (n > 0) {
             ssize_t w = ::write(2, buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
             (void)w;
         }
+    };
+    // Our mpiexec prints the message in its banner. Other launchers may not,
+    // and may kill us as soon as they read the abort: speak first.
+    const bool ours = launcher_ == "mpiexec (ch4lite)";
+    if (!pmi_ || !ours) say();
+    if (pmi_ && !ours) {
+        // Hydra kills the job as soon as it reads the abort and may drop
+        // output still in its pipes: give it a moment to forward ours.
+        const timespec pause{0, 100 * 1000 * 1000};
+        ::nanosleep(&pause, nullptr);
     }
+    if (pmi_ && !pmi_->send_abort(code, message) && ours) say();
     ::_exit(code);
 }
 

@@ -115,7 +115,6 @@ TEST(PmiClientServer, TooManyBadRequestsBreakTheConnection) {
     std::string junk;
     for (int i = 0; i < 40; ++i) junk += "garbage\n";
     ASSERT_EQ(::write(fd, junk.data(), junk.size()), static_cast<ssize_t>(junk.size()));
-    for (int i = 0; i < 50 && !srv.server().conn(0).broken; ++i) ::usleep(20000);
     srv.stop();
     EXPECT_TRUE(srv.server().conn(0).broken);
     EXPECT_NE(srv.server().conn(0).why.find("too many"), std::string::npos);
@@ -145,7 +144,6 @@ TEST(PmiClientServer, AbortCarriesCodeAndMessage) {
     std::string e;
     ASSERT_EQ(c->init(e), status::ok) << e;
     EXPECT_TRUE(c->send_abort(7, "something went\nwrong"));
-    for (int i = 0; i < 100 && srv.server().aborts() == 0; ++i) ::usleep(10000);
     srv.stop();
     EXPECT_EQ(srv.server().aborts(), 1);
     EXPECT_TRUE(srv.server().conn(0).aborted);

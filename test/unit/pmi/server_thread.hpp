@@ -48,7 +48,8 @@ class server_thread {
         (void)w;
         thread_.join();
     }
-    // Only after stop().
+    // Only after stop(). Everything clients wrote before stop() has been
+    // handled by then.
     launch::pmi_server& server() { return server_; }
 
   private:
@@ -64,7 +65,6 @@ class server_thread {
                 fds.push_back({conn.fd, ev, 0});
             }
             if (::poll(fds.data(), fds.size(), -1) < 0) continue;
-            if (fds[0].revents) return;
             if (listen_fd_ >= 0 && fds[1].revents) {
                 const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
                 if (fd >= 0) {
@@ -77,6 +77,8 @@ class server_thread {
                 if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) server_.on_readable(c);
                 if (fds[i].revents & POLLOUT) server_.on_writable(c);
             }
+            // Last, so that whatever a client sent before stop() is handled.
+            if (fds[0].revents) return;
         }
     }
     launch::pmi_server server_;
