@@ -19,7 +19,7 @@ namespace {
 // Sends one AM for request r; `again` queues it under `op`.
 status send_am(request* r, deferred_op op, uint8_t handler, const void* hdr, std::size_t hlen,
                const nm::iov* payload, int niov) noexcept {
-    if (!deferred_empty()) return defer(r, op);
+    if (!deferred_sends_empty()) return defer(r, op);
     const status s = g_dev.nm.am_send(r->peer, handler, hdr, hlen, payload, niov, &r->nm);
     switch (s) {
         case status::ok: request_complete(r); return status::ok;

@@ -10,7 +10,13 @@
 namespace ch4lite::dev {
 
 namespace {
-util::ilist<request, &request::qlink> g_deferred;
+// Two FIFOs: receives keep their posting order among themselves and sends
+// theirs, but a receive the provider cannot take yet must not hold back the
+// sends (the peer's matching receives may be what frees its resources).
+util::ilist<request, &request::qlink> g_deferred_send;
+util::ilist<request, &request::qlink> g_deferred_recv;
+
+bool is_recv_op(deferred_op op) noexcept { return op == dop_native_irecv; }
 
 // Re-issues one queued operation; returns what the netmod said.
 status reissue(request* r) noexcept {
@@ -51,21 +57,24 @@ status reissue(request* r) noexcept {
 }
 }  // namespace
 
-bool deferred_empty() noexcept { return g_deferred.empty(); }
+bool deferred_empty() noexcept { return g_deferred_send.empty() && g_deferred_recv.empty(); }
+bool deferred_sends_empty() noexcept { return g_deferred_send.empty(); }
+bool deferred_recvs_empty() noexcept { return g_deferred_recv.empty(); }
 
 status defer(request* r, deferred_op op) noexcept {
     r->deferred_op = op;
     r->flags |= rf_queued;
-    g_deferred.push_back(r);
+    (is_recv_op(op) ? g_deferred_recv : g_deferred_send).push_back(r);
     return status::ok;
 }
 
-int deferred_progress() noexcept {
+namespace {
+int drain(util::ilist<request, &request::qlink>& q) noexcept {
     int n = 0;
-    while (request* r = g_deferred.front()) {
+    while (request* r = q.front()) {
         const status s = reissue(r);
         if (s == status::again) break;  // still no resources: keep order, retry later
-        g_deferred.remove(r);
+        q.remove(r);
         r->flags &= static_cast<uint8_t>(~rf_queued);
         ++n;
         if (s == status::ok) {
@@ -77,9 +86,12 @@ int deferred_progress() noexcept {
     }
     return n;
 }
+}  // namespace
+
+int deferred_progress() noexcept { return drain(g_deferred_send) + drain(g_deferred_recv); }
 
 status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept {
-    if (deferred_empty()) {
+    if (deferred_sends_empty()) {
         const status s = g_dev.nm.am_send(peer, handler, hdr, hlen, nullptr, 0, nullptr);
         if (s != status::again) return s == status::in_progress ? status::ok : s;
     }

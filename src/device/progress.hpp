@@ -12,6 +12,8 @@ namespace ch4lite::dev {
 // Operations that could not start for lack of resources, retried in order.
 int deferred_progress() noexcept;
 bool deferred_empty() noexcept;
+bool deferred_sends_empty() noexcept;
+bool deferred_recvs_empty() noexcept;
 
 // One poll of everything; returns the number of events handled.
 inline int progress() noexcept {

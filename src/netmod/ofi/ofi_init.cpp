@@ -63,6 +63,12 @@ status netmod::init(dev::bootstrap& bs) {
         setenv("FI_TCP_IFACE", "lo", 0);
         setenv("FI_SOCKETS_IFACE", "lo", 0);
     }
+    // libfabric 1.17 (Debian 12): with rxm's dynamic receive buffers, a
+    // truncated eager receive over tcp disables the connection
+    // (ofiwg/libfabric#8274, fixed in later releases). Without them rxm
+    // receives eager data into its own buffer and clamps the copy, so
+    // MPI_ERR_TRUNCATE leaves the job usable. Costs one copy of eager data.
+    setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
     fi_info* hints = make_hints(caps.native_tagged);
     if (!hints) return status::no_mem;
     int rc = -FI_ENODATA;

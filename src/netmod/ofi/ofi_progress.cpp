@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Completion handling: tagged sends/receives, synchronous-send acks, active
 // messages arriving in multi-receive buffers, probes and cancels.
+#include <cstdint>
 #include <cstring>
 
 #include "netmod/ofi/ofi_netmod.hpp"
@@ -98,8 +99,11 @@ int netmod::on_cq_error(ssize_t rc) {
             if (err.err == FI_ETRUNC) {
                 if ((err.tag & tagbits::sync) && (err.flags & FI_REMOTE_CQ_DATA))
                     send_sync_ack(static_cast<int>(err.data >> 32), static_cast<uint32_t>(err.data));
+                // Some providers (rxm 1.17) report len = olen = 0: all we know
+                // is that the message was longer than the buffer.
+                const std::size_t total = err.len + err.olen;
                 const recv_info info{tagbits::rank_of(err.tag), tagbits::tag_of(err.tag),
-                                     err.len + err.olen, true};
+                                     total > err.len ? total : SIZE_MAX, true};
                 dev::nm_recv_done(st, info, status::truncated);
                 return 1;
             }
