@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+// Predefined types, bad input, partial moves, IOV limits, types beyond 2 and
+// 4 GiB, footprint.
+#include <sys/mman.h>
+
+#include <climits>
+#include <cstring>
+
+#include "dame/dump.hpp"
+#include "helpers.hpp"
+#include "oracle.hpp"
+
+using namespace dame_test;
+
+namespace {
+const predefined_info* info(uintptr_t h) { return predefined(h); }
+}  // namespace
+
+TEST(DamePredefined, SizesExtentsAlignment) {
+    struct { uintptr_t h; int size, extent; } want[] = {
+        {0x209, 4, 4},   {0x214, 8, 8},   {0x220, 16, 16}, {0x229, 12, 16}, {0x22c, 6, 8},
+        {0x22d, 20, 32}, {0x228, 8, 8},   {0x22a, 12, 16}, {0x22b, 8, 8},   {0x230, 8, 8},
+        {0x231, 16, 16}, {0x232, 8, 8},   {0x218, 4, 4},   {0x219, 4, 4},   {0x21a, 4, 4},
+        {0x21b, 8, 8},   {0x21c, 8, 8},   {0x21d, 16, 16}, {0x21e, 1, 1},   {0x201, 8, 8},
+        {0x202, 8, 8},   {0x203, 8, 8},   {0x207, 1, 1},   {0x212, 8, 8},   {0x216, 16, 16},
+        {0x224, 32, 32}, {0x2eb, 32, 32}, {0x2db, 8, 8},   {0x2e1, 16, 16}, {0x247, 1, 1}};
+    for (auto& w : want) {
+        type* t = predefined_type(w.h);
+        ASSERT_NE(t, nullptr) << std::hex << w.h;
+        EXPECT_EQ(t->size(), w.size) << info(w.h)->name;
+        EXPECT_EQ(t->extent(), w.extent) << info(w.h)->name;
+        EXPECT_TRUE(t->committed());
+        EXPECT_EQ(t->contiguous(), w.size == w.extent && w.h != 0x22c) << info(w.h)->name;
+    }
+    // Fixed-size ABI handles: size = 1 << ((h >> 3) & 7).
+    for (uintptr_t h = 0x240; h < 0x300; ++h)
+        if (const predefined_info* p = predefined(h); p && (h & 0x40))
+            EXPECT_EQ(p->size, 1 << ((h >> 3) & 7)) << p->name;
+    EXPECT_EQ(predefined_type(0x200), nullptr);  // MPI_DATATYPE_NULL
+    EXPECT_EQ(predefined_type(0x211), nullptr);  // unassigned
+    EXPECT_EQ(predefined_type(0x229)->basic(), basic_kind::double_int);
+    EXPECT_EQ(committed("contig(3, double_int)")->basic(), basic_kind::double_int);
+    EXPECT_EQ(committed("struct([1,1],[0,8],[double,int])")->basic(), basic_kind::mixed);
+    EXPECT_EQ(committed("contig(0, double)")->basic(), basic_kind::none);  // no elements
+}
+
+TEST(DameBadInput, ConstructorsRefuseAndDetectOverflow) {
+    type* d = predefined_type(0x214);
+    type* out = nullptr;
+    int64_t bl[2] = {1, -1}, disp[2] = {0, 1};
+    EXPECT_EQ(make_contiguous(-1, d, &out), status::invalid);
+    EXPECT_EQ(make_vector(1, -2, 1, false, d, &out), status::invalid);
+    EXPECT_EQ(make_indexed(2, bl, disp, false, d, &out), status::invalid);
+    EXPECT_EQ(make_indexed(2, nullptr, disp, false, d, &out), status::invalid);
+    EXPECT_EQ(make_struct(1, bl, disp, nullptr, &out), status::invalid);
+    EXPECT_EQ(make_contiguous(1, nullptr, &out), status::invalid);
+    int64_t sz[1] = {4}, sub[1] = {5}, st[1] = {0};
+    EXPECT_EQ(make_subarray(1, sz, sub, st, true, d, &out), status::invalid);
+    // 2^61 doubles overflow int64 bytes; so does a stride beyond it.
+    EXPECT_EQ(make_contiguous(int64_t{1} << 61, d, &out), status::range);
+    EXPECT_EQ(make_vector(3, 1, INT64_MAX / 2, true, d, &out), status::range);
+    type* big = nullptr;
+    ASSERT_EQ(make_contiguous(int64_t{1} << 40, predefined_type(0x247), &big), status::ok);
+    EXPECT_EQ(make_contiguous(int64_t{1} << 40, big, &out), status::range);
+    big->release();
+    std::string err;
+    EXPECT_EQ(parse_type("vector(1,2", &out, &err), status::invalid);
+    EXPECT_NE(err.find("offset"), std::string::npos);
+    EXPECT_EQ(parse_type("nosuchtype", &out), status::invalid);
+    EXPECT_EQ(parse_type("contig(99999999999999999999, int)", &out), status::range);
+}
+
+TEST(DameMove, RangesStartAnywhereAndStopAnywhere) {
+    type_ref t = committed("struct([2,1,3],[0,40,-24],[vector(3,1,2,int), short_int, hvector(2,2,100,float)])");
+    const int64_t count = 5, total = count * t->size();
+    std::vector<char> buf(4096);
+    for (size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<char>(i * 7 + 1);
+    char* base = buf.data() + 1024;
+    std::vector<char> full(total);
+    pack(*t.get(), base, count, full.data());
+    for (int64_t off = 0; off < total; off += 3)
+        for (int64_t len = 1; off + len <= total && len < 70; len += 7) {
+            std::vector<char> part(len);
+            ASSERT_EQ(pack_range(*t.get(), base, count, off, len, part.data()), len);
+            ASSERT_EQ(0, std::memcmp(part.data(), full.data() + off, len)) << off << "+" << len;
+        }
+    // Clipping at the end, and nothing past it.
+    char tail[8];
+    EXPECT_EQ(pack_range(*t.get(), base, count, total - 2, 8, tail), 2);
+    EXPECT_EQ(pack_range(*t.get(), base, count, total, 8, tail), 0);
+    static_assert(sizeof(move_state) <= 128);
+}
+
+TEST(DameIov, LimitsAndCoalescing) {
+    type_ref t = committed("vector(100, 2, 4, int)");  // 100 runs of 8 bytes, 8-byte gaps
+    std::vector<char> buf(2000);
+    EXPECT_EQ(iov_count(*t.get(), 1), 100);
+    // The last run of an instance ends at its extent, where the next begins.
+    EXPECT_EQ(iov_count(*t.get(), 3), 298);
+    iov_seg seg[10];
+    iov_result r = to_iov(*t.get(), buf.data(), 1, 0, seg, 10, INT64_MAX);
+    EXPECT_EQ(r.segs, 10);
+    EXPECT_EQ(r.bytes, 80);
+    r = to_iov(*t.get(), buf.data(), 1, 4, seg, 10, 10);  // byte budget cuts a segment
+    EXPECT_EQ(r.bytes, 10);
+    EXPECT_EQ(r.segs, 2);
+    EXPECT_EQ(seg[0].len, 4u);
+    EXPECT_EQ(seg[1].len, 6u);
+    type_ref c = committed("resized(0, 8, contig(2, int))");  // instances touch: one segment
+    EXPECT_EQ(iov_count(*c.get(), 1000), 1);
+    EXPECT_TRUE(c->contiguous());
+    r = to_iov(*c.get(), buf.data(), 200, 0, seg, 1, INT64_MAX);
+    EXPECT_EQ(r.segs, 1);
+    EXPECT_EQ(r.bytes, 1600);
+}
+
+TEST(DameLarge, BeyondTwoAndFourGiB) {
+    // A 6 GiB typed region reserved but only touched where we move data.
+    const size_t span = size_t{6} << 30;
+    void* mem = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) GTEST_SKIP() << "cannot reserve 6 GiB of address space";
+    char* base = static_cast<char*>(mem);
+    // 3 blocks of 1.5 GiB with 0.5 GiB gaps: size 4.5 GiB > 2^32, extent 5.5 GiB.
+    type* blk = nullptr;
+    ASSERT_EQ(make_contiguous(int64_t{3} << 29, predefined_type(0x247), &blk), status::ok);
+    type* t = nullptr;
+    ASSERT_EQ(make_vector(3, 1, int64_t{1} << 31, true, blk, &t), status::ok);
+    blk->release();
+    type_ref owner(t);
+    ASSERT_EQ(t->commit(), status::ok);
+    EXPECT_EQ(t->size(), int64_t{9} << 29);
+    EXPECT_EQ(t->extent(), (int64_t{2} << 31) + (int64_t{3} << 29));
+    EXPECT_EQ(iov_count(*t, 1), 3);
+    iov_seg seg[4];
+    iov_result r = to_iov(*t, base, 1, (int64_t{3} << 29) + 5, seg, 4, INT64_MAX);
+    ASSERT_EQ(r.segs, 2);
+    EXPECT_EQ(static_cast<char*>(seg[0].base) - base, (int64_t{1} << 31) + 5);
+    EXPECT_EQ(seg[1].len, size_t{3} << 29);
+    // Move a few bytes around stream offsets 2^31 and 2^32 + 7.
+    const int64_t offs[] = {(int64_t{1} << 31) - 3, (int64_t{1} << 32) + 7};
+    for (int64_t off : offs) {
+        char in[16] = "0123456789abcde", out[16] = {};
+        ASSERT_EQ(unpack_range(*t, base, 1, off, 16, in), 16);
+        ASSERT_EQ(pack_range(*t, base, 1, off, 16, out), 16);
+        EXPECT_EQ(0, std::memcmp(in, out, 16));
+        // Where did it land? block k = off / 1.5 GiB, at k * 2 GiB + rest.
+        const int64_t k = off / (int64_t{3} << 29), rest = off % (int64_t{3} << 29);
+        EXPECT_EQ(base[k * (int64_t{1} << 31) + rest], in[0]);
+    }
+    // Counts above INT_MAX.
+    type* big = nullptr;
+    ASSERT_EQ(make_contiguous(int64_t{INT_MAX} + 10, predefined_type(0x247), &big), status::ok);
+    EXPECT_EQ(big->size(), int64_t{INT_MAX} + 10);
+    EXPECT_EQ(elements_in(*big, int64_t{INT_MAX} + 5), int64_t{INT_MAX} + 5);
+    big->release();
+    munmap(mem, span);
+}
+
+TEST(DameFootprint, NodesAndDisplacementLists) {
+    type_ref v = committed("hvector(8, 1, 4096, vector(16, 1, 32, double))");
+    EXPECT_LE(v->prog()->footprint(), 2 * 64u);  // two regular nodes, 64 B each
+    std::string list = "blkidx(1, [";
+    for (int i = 0; i < 1000; ++i) list += std::to_string((i * 7919) % 100003) + (i < 999 ? "," : "], double)");
+    type_ref b = committed(list.c_str());
+    EXPECT_LE(b->prog()->footprint(), 64u + 4 * 1000);  // 32-bit displacements
+    EXPECT_NE(dump(*b.get()).find("disps(i32)"), std::string::npos);
+}
+
+TEST(DameElements, GetElementsAndItsInverse) {
+    type_ref t = committed("struct([1,3,1],[0,8,32],[char,double,int])");
+    EXPECT_EQ(t->elements(), 5);
+    EXPECT_EQ(elements_in(*t.get(), 29 + 1 + 8), 7);
+    EXPECT_EQ(bytes_for_elements(*t.get(), 7), 29 + 1 + 8);
+    EXPECT_EQ(elements_in(*t.get(), 29 * 3), 15);
+}
+
+TEST(DameCopy, TypedToTyped) {
+    type_ref a = committed("vector(10, 1, 3, int)"), b = committed("hvector(5, 2, 20, int)");
+    std::vector<int> src(30), dst(25, -1);
+    for (int i = 0; i < 30; ++i) src[i] = i;
+    EXPECT_EQ(copy(*a.get(), src.data(), 1, *b.get(), dst.data(), 1), 40);
+    for (int k = 0; k < 5; ++k) {
+        EXPECT_EQ(dst[5 * k], 6 * k);
+        EXPECT_EQ(dst[5 * k + 1], 6 * k + 3);
+        EXPECT_EQ(dst[5 * k + 2], -1);
+    }
+}
