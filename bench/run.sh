@@ -15,6 +15,10 @@
 #   BENCH_BIND=core        bind ranks to cores (default: no binding anywhere)
 #   BENCH_TIMEOUT=<s>      per program run (default 600)
 #   BENCH_STRICT=1         exit 1 when a goal is missed (default: never fail)
+#   BENCH_WAIT_IDLE=<s>    before each program run, wait up to <s> seconds
+#                          (default 30, quick 0; 0: never) for the CPUs to be idle
+#                          (< BENCH_IDLE_PCT, default 30% busy); the busy share
+#                          before each run is shown, and noted when high
 # Other BENCH_* variables (BENCH_MAX_BYTES, BENCH_INNER_REPS, ...) are passed
 # to the programs. Output: stdout, <builddir>/bench-results.txt (the tables),
 # <builddir>/bench-results.tsv (every tagged line of every run) and
@@ -164,16 +168,42 @@ launch() {
   esac
 }
 
+# cpu_busy: percent of all CPU time used (by anyone) over the next 0.3 s.
+cpu_busy() {
+  if [ ! -r /proc/stat ]; then echo 0; return; fi
+  a=$(head -1 /proc/stat)
+  sleep 0.3
+  b=$(head -1 /proc/stat)
+  printf '%s\n%s\n' "$a" "$b" | awk '
+    { t = 0; for (i = 2; i <= NF; i++) t += $i; tot[NR] = t; idle[NR] = $5 + $6 }
+    END { d = tot[2] - tot[1]; if (d <= 0) print 0; else printf "%d\n", 100 * (1 - (idle[2] - idle[1]) / d) }'
+}
+if [ $quick = 1 ]; then wait_idle=${BENCH_WAIT_IDLE:-0}; else wait_idle=${BENCH_WAIT_IDLE:-30}; fi
+idle_pct=${BENCH_IDLE_PCT:-30}
+busy_max=0
+# settle: optionally wait for a quiet machine; sets $busy.
+settle() {
+  busy=$(cpu_busy)
+  waited=0
+  while [ "$busy" -ge "$idle_pct" ] && [ "$waited" -lt "$wait_idle" ]; do
+    sleep 1
+    waited=$((waited + 1))
+    busy=$(cpu_busy)
+  done
+  [ "$busy" -gt "$busy_max" ] && busy_max=$busy
+}
+
 # run TAG ROUND NAME COMMAND...: one program run, lines tagged into $raw.
 run() {
   tag=$1 round=$2 name=$3
   shift 3
   o="$out/$name.$tag.$round"
+  settle
   start=$(date +%s)
   "$@" >"$o.out" 2>"$o.err" </dev/null
   rc=$?
   secs=$(($(date +%s) - start))
-  printf '  %-12s %-12s round %s: ' "$name" "$tag" "$round" >&2
+  printf '  %-12s %-12s round %s (cpu busy before: %3s%%): ' "$name" "$tag" "$round" "$busy" >&2
   case $rc in
     0) echo "${secs}s" >&2 ;;
     77) echo "skipped" >&2
@@ -188,18 +218,18 @@ run() {
 }
 
 # ---- run ------------------------------------------------------------------
-selected=$(awk -F '\t' 'NF >= 2 && $1 != "" { print $1 }' "$bin/manifest.tsv" |
-           { if [ -n "$filter" ]; then grep -E -- "$filter"; else cat; fi })
+selected=$(awk -F '\t' 'NF >= 2 && $1 != "" { print ($7 != "" ? $7 "/" : "") $1 }' "$bin/manifest.tsv" |
+           { if [ -n "$filter" ]; then grep -E -- "$filter"; else cat; fi } | sed 's|.*/||')
 if [ -z "$selected" ]; then
   echo "bench: no benchmark matches BENCH_FILTER='$filter'"
   exit 0
 fi
 {
   echo "ch4lite benchmarks: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc 2>/dev/null || echo '?') cores," \
-    "rounds=$rounds, quick=$quick, bind=$bind"
+    "rounds=$rounds, quick=$quick, bind=$bind, load average $(cut -d" " -f1-3 /proc/loadavg 2>/dev/null)"
   echo "configurations:${configs:- none}"
 } >"$out/header"
-cat "$out/header" >&2
+echo "bench: $(echo $selected | wc -w) benchmark(s), configurations:${configs:- none}; tables at the end" >&2
 r=0
 while [ $r -lt "$rounds" ]; do
   r=$((r + 1))
@@ -235,6 +265,11 @@ while [ $r -lt "$rounds" ]; do
     esac
   done
 done
+
+if [ "$busy_max" -ge "$idle_pct" ]; then
+  note "the machine was busy before some runs (up to ${busy_max}% CPU used by others):" \
+    "treat the numbers with care; BENCH_WAIT_IDLE=<s> waits for quiet"
+fi
 
 # ---- merge and print --------------------------------------------------------
 rm -f "$summary" "$out/goals-failed"

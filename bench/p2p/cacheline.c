@@ -3,9 +3,15 @@
  * Reference, not MPI: the cost of handing one cache line back and forth
  * between two processes through shared memory (what an on-node MPI
  * ping-pong cannot beat). Two processes (fork) share one 64-byte-aligned
- * counter; each waits for its turn and increments it. Half a round trip is
- * one one-way handoff. Printed as rows 0..8 of the latency table so the
- * harness (tag "cacheline") can form ch4lite.lat_us / cacheline.lat_us.
+ * counter; the parent moves it from even to odd, the child from odd to even.
+ * One parent iteration is a round trip of two one-way handoffs; half of it is
+ * printed as rows 0..8 of the latency table, so the harness (tag
+ * "cacheline") can form ch4lite.lat_us / cacheline.lat_us.
+ *
+ * Like the MPI benchmarks: iterations fill a time budget, the fastest of
+ * several repetitions is kept. The whole run is bounded in time, because two
+ * spinning processes on an oversubscribed machine can take a scheduler
+ * timeslice per handoff.
  */
 #define _GNU_SOURCE
 #include <stdatomic.h>
@@ -17,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-struct line {
-    _Alignas(64) atomic_long turn;
-    char pad[64 - sizeof(atomic_long)];
+struct shared {
+    _Alignas(64) atomic_long turn; /* the line handed back and forth */
+    _Alignas(64) atomic_int stop;  /* read-mostly: tells the child to leave */
 };
 
 static double now(void)
@@ -29,52 +35,78 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Player `me` (0 or 1) moves on values v with v % 2 == me. */
-static void play(struct line *l, int me, long from, long to)
+static void child(struct shared *s)
 {
-    for (long v = from + me; v < to; v += 2) {
-        while (atomic_load_explicit(&l->turn, memory_order_acquire) != v)
-            ;
-        atomic_store_explicit(&l->turn, v + 1, memory_order_release);
+    for (long v = 1;; v += 2) {
+        while (atomic_load_explicit(&s->turn, memory_order_acquire) != v)
+            if (atomic_load_explicit(&s->stop, memory_order_relaxed))
+                _exit(0);
+        atomic_store_explicit(&s->turn, v + 1, memory_order_release);
     }
+}
+
+/* n round trips; returns seconds. *v is the parent's next even value. */
+static double round_trips(struct shared *s, long *v, long n)
+{
+    double t0 = now();
+    for (long i = 0; i < n; i++, *v += 2) {
+        while (atomic_load_explicit(&s->turn, memory_order_acquire) != *v)
+            ;
+        atomic_store_explicit(&s->turn, *v + 1, memory_order_release);
+    }
+    while (atomic_load_explicit(&s->turn, memory_order_acquire) != *v)
+        ;
+    return now() - t0;
 }
 
 int main(void)
 {
     const char *q = getenv("BENCH_QUICK");
     int quick = q && *q && strcmp(q, "0") != 0;
-    int reps = quick ? 3 : 11;
-    long per_rep = quick ? 200000 : 1000000; /* handoffs (even) */
-    struct line *l = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (l == MAP_FAILED) {
+    int max_reps = quick ? 3 : 11;
+    double target = quick ? 0.005 : 0.020, budget = quick ? 0.5 : 2.0;
+    struct shared *s = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED) {
         perror("cacheline: mmap");
         return 1;
     }
-    atomic_store(&l->turn, 0);
-    long total = per_rep * (reps + 1); /* +1: warm-up */
+    atomic_store(&s->turn, 0);
+    atomic_store(&s->stop, 0);
     pid_t pid = fork();
     if (pid < 0) {
         perror("cacheline: fork");
         return 1;
     }
-    if (pid == 0) {
-        play(l, 1, 0, total);
-        _exit(0);
+    if (pid == 0)
+        child(s);
+
+    long v = 0;
+    round_trips(s, &v, 1); /* the child is running */
+    double start = now();
+    /* warm-up and calibration: grow n until a sample takes 2 ms */
+    long n = 10;
+    double t;
+    for (;;) {
+        t = round_trips(s, &v, n);
+        if (t >= 0.002 || now() - start > budget || n >= 10000000)
+            break;
+        n *= 10;
     }
-    play(l, 0, 0, per_rep); /* warm-up */
-    double best = 1e30;
-    for (int r = 1; r <= reps; r++) {
-        double t0 = now();
-        play(l, 0, per_rep * r, per_rep * (r + 1));
-        /* wait for the partner's last move of this repetition */
-        while (atomic_load_explicit(&l->turn, memory_order_acquire) != per_rep * (r + 1))
-            ;
-        double us = (now() - t0) * 1e6 / (double)per_rep;
-        if (us < best)
-            best = us;
+    double best = t / (double)n;
+    n = (long)(target / best);
+    if (n < 10)
+        n = 10;
+    if (n > 50000000)
+        n = 50000000;
+    for (int r = 0; r < max_reps && now() - start < budget; r++) {
+        double per = round_trips(s, &v, n) / (double)n;
+        if (per < best)
+            best = per;
     }
+    atomic_store(&s->stop, 1);
     waitpid(pid, NULL, 0);
-    for (int s = 0; s <= 8; s = s ? s * 2 : 1)
-        printf("BENCH\tp2p_latency\t%d\tlat_us\t%.6g\n", s, best);
+    double half_us = best * 1e6 / 2.0;
+    for (int b = 0; b <= 8; b = b ? b * 2 : 1)
+        printf("BENCH\tp2p_latency\t%d\tlat_us\t%.6g\n", b, half_us);
     return 0;
 }
