@@ -157,7 +157,7 @@ function cfg_before(a, b,    ra, rb) {
     return a < b
 }
 
-function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, rlist,
+function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, rlist, e, gw, gstart,
                         x, y, num, den, q, gsum, gcnt, spec, op, gv, ok, mark, pass, chk,
                         rhead, sep) {
     # rows: numeric tables sorted by value, others in order of appearance
@@ -191,13 +191,14 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
             if (!any) continue
             ncols++
             ckind[ncols] = "v"; ccfg[ncols] = c; cmet[ncols] = m
-            chead[ncols] = nmetrics[t] > 1 ? c ":" m : c
+            chead[ncols] = c; cgroup[ncols] = m
         }
     }
     nvalcols = ncols
     for (j = 1; j <= nratios[t]; j++) {
         ncols++
         ckind[ncols] = "r"; cname[ncols] = ratios[t, j]; chead[ncols] = ratios[t, j]
+        cgroup[ncols] = "ratios"
     }
     # cells
     rhead = row_label[t] != "" ? row_label[t] : "row"
@@ -251,8 +252,26 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
         w[c] = dlen(chead[c])
         for (i = 1; i <= totrows; i++) if (dlen(cell[i, c]) > w[c]) w[c] = dlen(cell[i, c])
     }
-    # print
+    # A first header line names each group of columns (a metric, or
+    # "ratios") over its columns; widen a group's last column if needed.
+    for (c = 1; c <= ncols; c = e + 1) {
+        for (e = c; e < ncols && cgroup[e + 1] == cgroup[c] && e + 1 != nvalcols + 1; e++) ;
+        gw = 0
+        for (x = c; x <= e; x++) gw += w[x] + (x > c ? 2 : 0)
+        if (dlen(cgroup[c]) > gw) w[e] += dlen(cgroup[c]) - gw
+        gstart[c] = e
+    }
     print "== " t (desc[t] != "" ? ": " desc[t] : "")
+    line = pad("", w[0], 1)
+    for (c = 1; c <= ncols; c = e + 1) {
+        e = gstart[c]
+        gw = 0
+        for (x = c; x <= e; x++) gw += w[x] + (x > c ? 2 : 0)
+        sep = (c == nvalcols + 1) ? "  | " : "  "
+        line = line sep pad(cgroup[c], gw, 1)
+    }
+    sub(/ +$/, "", line)
+    print line
     line = pad(rhead, w[0], 1)
     for (c = 1; c <= ncols; c++) {
         sep = (c == nvalcols + 1) ? "  | " : "  "
