@@ -239,7 +239,9 @@ status compile(const type& t, std::unique_ptr<const program>* out) noexcept {
         compiler{*p}.emit(*n, 1);
         const node& r = p->nodes_[0];
         if (r.kind == op::leaf) p->top_kern_ = choose_kernel(op::vector, r.blen, false);
-        p->top_merge_ = r.kind == op::vector && r.count * r.stride == p->extent_;
+        int64_t span = 0;  // copies continue across instances (overflow: they cannot)
+        p->top_merge_ = r.kind == op::vector && !__builtin_mul_overflow(r.count, r.stride, &span) &&
+                        span == p->extent_;
     } catch (const std::bad_alloc&) {
         return status::no_mem;
     }

@@ -117,6 +117,9 @@ std::string to_text(const ir& n) {
 }
 
 ir_ptr lower(const type& t) {
+    // An empty type lowers to nothing: its children may be huge types repeated
+    // zero times, whose products were never checked (and need not fit).
+    if (t.size() == 0) return make_leaf(0);
     switch (t.shp()) {
         case shape::predef: {
             const predefined_info* p = t.predef();

@@ -82,7 +82,7 @@ bool rule_blkidx(ir_ptr& n) {
         // choice depends only on the runs of the type map (canonical).
         int64_t touching = 0;
         for (size_t i = 1; i < b.disps.size(); ++i) touching += b.disps[i] == b.disps[i - 1] + c.len;
-        if ((b.count - touching) * 4 < b.count * 3) {  // re-express as byte runs; idx-merge joins them
+        if (b.count - touching < b.count - b.count / 4) {  // re-express as byte runs; idx-merge joins them
             b.k = ir_kind::idx;
             b.stride = 1;
             b.blens.assign(b.count, c.len);
@@ -127,9 +127,9 @@ bool rule_idx(ir_ptr& n) {
         // Byte runs whose lengths share a divisor g, when splitting them into
         // g-byte blocks adds at most a third more blocks, run faster as a
         // fixed-length block index (one kernel, 4-8 bytes per block).
-        int64_t g = 0, total = 0;
+        int64_t g = 0, total = 0;  // total <= the type's size: no overflow
         for (int64_t b : x.blens) g = std::gcd(g, b), total += b;
-        if ((total / g) * 3 <= x.count * 4) {
+        if (total / g <= x.count + x.count / 3) {
             auto b = std::make_unique<ir>();
             b->k = ir_kind::blkidx;
             for (size_t i = 0; i < x.disps.size(); ++i)
