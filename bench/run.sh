@@ -214,7 +214,7 @@ run() {
        note "$name under $tag (round $round): exit $rc; partial lines kept; see $o.err: $(grep -v '^$' "$o.err" | head -1)" ;;
   esac
   awk -v tag="$tag" -v round="$round" -F '\t' \
-    '$1 ~ /^(BENCH|RATIO|GOAL|TABLE)$/ { print tag "\t" round "\t" $0 }' "$o.out" >>"$raw"
+    '$1 ~ /^(BENCH|RATIO|GOAL|TABLE|INFO)$/ { print tag "\t" round "\t" $0 }' "$o.out" >>"$raw"
 }
 
 # ---- run ------------------------------------------------------------------
@@ -275,6 +275,7 @@ fi
 rm -f "$summary" "$out/goals-failed"
 {
   cat "$out/header"
+  awk -F '\t' '$3 == "INFO" && !seen[$1 FS $4]++ { printf "  %-12s %s\n", $1 ":", $4 }' "$raw"
   echo
   awk -F '\t' -v summary="$summary" -v failfile="$out/goals-failed" -f "$here/tools/merge.awk" "$raw"
   if [ -s "$notes" ]; then

@@ -9,6 +9,7 @@
  *   RATIO  <table> <name> <num> <den>                 num/den: <impl>.<metric>,
  *                                                     min(a,b,..) or max(a,b,..)
  *   GOAL   <table> <ratio name> <op> <value> [<rows>] op: >= or <=
+ *   INFO   <text>                                     shown once per configuration
  * The runner tags every BENCH line with the configuration it launched
  * (ch4lite, ch4lite-net, mpich, ompi, ...); a program never names itself.
  *
@@ -129,6 +130,38 @@ static inline void bench_goal(const char *table, const char *ratio, const char *
             printf("GOAL\t%s\t%s\t%s\t%g\n", table, ratio, op, value);
         fflush(stdout);
     }
+}
+
+/* One INFO line: the first line of MPI_Get_library_version (plus a
+ * "Device" line, for MPICH), so the tables say which implementation, and for
+ * ch4lite which netmod and shm setting, was measured. */
+static inline void bench_info(void)
+{
+    static char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    char out[256];
+    int len = 0;
+    if (bench_rank() != 0 || MPI_Get_library_version(v, &len) != MPI_SUCCESS)
+        return;
+    v[len > 0 && len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = 0;
+    size_t o = 0;
+    int lineno = 0;
+    for (char *line = strtok(v, "\n"); line && o + 1 < sizeof out; line = strtok(NULL, "\n")) {
+        if (lineno++ > 0 && !strstr(line, "Device"))
+            continue;
+        if (o > 0)
+            o += (size_t)snprintf(out + o, sizeof out - o, "; ");
+        for (char *c = line; *c && o + 1 < sizeof out; c++) {
+            char ch = (*c == '\t') ? ' ' : *c;
+            if (ch == ' ' && o > 0 && out[o - 1] == ' ')
+                continue; /* squeeze blanks */
+            out[o++] = ch;
+        }
+        out[o] = 0;
+    }
+    if (o >= sizeof out)
+        out[sizeof out - 1] = 0;
+    printf("INFO\t%s\n", out);
+    fflush(stdout);
 }
 
 static inline double bench_min(const double *v, int n)

@@ -106,6 +106,7 @@ int main(void)
     atomic_store(&s->stop, 1);
     waitpid(pid, NULL, 0);
     double half_us = best * 1e6 / 2.0;
+    printf("INFO\tone-way cache-line handoff between two processes (fork, shared mapping)\n");
     for (int b = 0; b <= 8; b = b ? b * 2 : 1)
         printf("BENCH\tp2p_latency\t%d\tlat_us\t%.6g\n", b, half_us);
     return 0;

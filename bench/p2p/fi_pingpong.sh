@@ -83,6 +83,8 @@ pp_run() {
   return 1
 }
 
+printf 'INFO\tfi_pingpong -e rdm -p %s, libfabric %s\n' "$PROV" \
+  "$(fi_info --version 2>/dev/null | awk '/^libfabric:/ { print $2 }')"
 : >"$tmp/all"
 r=0
 while [ $r -lt "$reps" ]; do

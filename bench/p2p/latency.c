@@ -84,6 +84,7 @@ int main(int argc, char **argv)
     int reps = bench_reps();
     double best[BENCH_REPS_MAX];
 
+    bench_info();
     declare();
     for (int s = 0; s < nsizes && rank < 2; s++) {
         long n = calibrate(rank, sbuf, rbuf, sizes[s]);
