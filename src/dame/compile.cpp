@@ -237,6 +237,14 @@ status compile(const type& t, std::unique_ptr<const program>* out) noexcept {
         p->size_ = t.size();
         p->extent_ = t.extent();
         compiler{*p}.emit(*n, 1);
+        for (node& nd : p->nodes_) {  // pointers into nodes_ only now that it is stable
+            if (nd.kind != op::vector || nd.kern) continue;
+            const node& c = p->nodes_[nd.child];
+            if (c.kind == op::vector && is_final(c)) {
+                nd.kern = choose_nested_kernel(c.blen);
+                nd.disps = &c;
+            }
+        }
         const node& r = p->nodes_[0];
         if (r.kind == op::leaf) p->top_kern_ = choose_kernel(op::vector, r.blen, false);
         int64_t span = 0;  // copies continue across instances (overflow: they cannot)

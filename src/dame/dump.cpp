@@ -33,13 +33,13 @@ void appendf(std::string& s, const char* fmt, auto... args) {
 void node_line(std::string& s, const program& p, uint32_t i, int depth) {
     const node& n = p.at(i);
     appendf(s, "  %*s[%u] %-8s%s count=%" PRId64 " size=%" PRId64, depth * 2, "", i, kind_name(n.kind),
-            n.kern ? " FINAL" : "", n.count, n.size);
+            is_final(n) ? " FINAL" : "", n.count, n.size);
     if (n.disp) appendf(s, " disp=%" PRId64, n.disp);
     if (n.kind == op::vector || (n.kind == op::indexed && !n.kern)) appendf(s, " stride=%" PRId64, n.stride);
-    if (n.kern || n.kind == op::leaf) appendf(s, " block=%" PRId64 "B", n.blen);
+    if (is_final(n) || n.kind == op::leaf) appendf(s, " block=%" PRId64 "B", n.blen);
     appendf(s, " align=%d", 1 << n.align_log2);
     if (n.kern) appendf(s, " kernel=%s", kernel_name(n.kern));
-    if (n.disps) {
+    if (n.disps && n.kind != op::vector) {
         const bool w = n.wide || n.kind == op::struct_;
         appendf(s, " disps(i%d)=[", w ? 64 : 32);
         for (int64_t k = 0; k < n.count && k < 6; ++k) {
@@ -51,7 +51,7 @@ void node_line(std::string& s, const program& p, uint32_t i, int depth) {
     s += '\n';
     if (n.kind == op::struct_) {
         for (int64_t k = 0; k < n.count; ++k) node_line(s, p, p.kid(n.child + static_cast<uint32_t>(k)), depth + 1);
-    } else if (n.kind != op::leaf && !n.kern) {
+    } else if (n.kind != op::leaf && !is_final(n)) {
         node_line(s, p, n.child, depth + 1);
     }
 }

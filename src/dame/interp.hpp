@@ -68,7 +68,7 @@ template <class Op>
 bool walk_copy(const program& p, const node& n, char* origin, int64_t cs, int64_t a, int64_t b,
                Op& op) noexcept {
     // One child copy at origin, packed bytes [a, b) of it.
-    if (n.kern) return op.piece(origin + a, b - a);
+    if (is_final(n)) return op.piece(origin + a, b - a);
     return walk(p, p.at(n.child), origin, a, b, op);
 }
 
@@ -104,13 +104,13 @@ bool walk_regular(const program& p, const node& n, char* t, int64_t lo, int64_t 
 
 template <class Op>
 bool walk_indexed(const program& p, const node& n, char* t, int64_t lo, int64_t hi, Op& op) noexcept {
-    const int64_t cs = n.kern ? 1 : p.at(n.child).size;  // FINAL: prefix counts bytes
+    const int64_t cs = is_final(n) ? 1 : p.at(n.child).size;  // FINAL: prefix counts bytes
     const int64_t* pre = n.prefix;
     int64_t b = std::upper_bound(pre, pre + n.count + 1, lo / cs) - pre - 1;
     for (; b < n.count && pre[b] * cs < hi; ++b) {
         char* base = t + disp_at(n, b);
         const int64_t s = std::max(lo, pre[b] * cs), e = std::min(hi, pre[b + 1] * cs);
-        if (n.kern) {
+        if (is_final(n)) {
             if (!op.piece(base + (s - pre[b]), e - s)) return false;
             continue;
         }

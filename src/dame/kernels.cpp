@@ -37,6 +37,19 @@ void vec_kernel(const node& nd, char* t, char* p) {
     for (int64_t i = 0; i < cnt; ++i, t += stride, p += n) blk<D, Len>(t, p, n);
 }
 
+// VECTOR of VECTOR FINAL in one body: the outer node's disps points at the
+// inner node (set at commit), so a 2-D face costs no call per row.
+template <dir D, class Len>
+void vec2_kernel(const node& nd, char* t, char* p) {
+    const node& c = *static_cast<const node*>(nd.disps);
+    const int64_t n = Len::n(c.blen), inner = c.count, cs = c.stride, os = nd.stride, outer = nd.count;
+    t += c.disp;
+    for (int64_t i = 0; i < outer; ++i, t += os) {
+        char* s = t;
+        for (int64_t j = 0; j < inner; ++j, s += cs, p += n) blk<D, Len>(s, p, n);
+    }
+}
+
 template <dir D, class Len, class Disp>
 void blk_kernel(const node& nd, char* t, char* p) {
     const int64_t n = Len::n(nd.blen), cnt = nd.count;
@@ -65,6 +78,10 @@ struct vec_k {
     static void run(const node& n, char* t, char* p) { vec_kernel<D, Len>(n, t, p); }
 };
 template <dir D, class Len>
+struct vec2_k {
+    static void run(const node& n, char* t, char* p) { vec2_kernel<D, Len>(n, t, p); }
+};
+template <dir D, class Len>
 struct blk32_k {
     static void run(const node& n, char* t, char* p) { blk_kernel<D, Len, int32_t>(n, t, p); }
 };
@@ -88,6 +105,7 @@ constexpr std::array<kernel_fn, n_kernels> make_table() {
     fill_family<D, blk64_k>(&t[1 + 2 * n_cls]);
     t[1 + 3 * n_cls] = &idx_kernel<D, int32_t>;
     t[2 + 3 * n_cls] = &idx_kernel<D, int64_t>;
+    fill_family<D, vec2_k>(&t[first_nested_kernel]);
     return t;
 }
 
@@ -99,7 +117,8 @@ int len_class(int64_t blen) {
 
 }  // namespace
 
-static_assert(1 + 3 * n_cls + 2 == n_kernels);
+static_assert(1 + 3 * n_cls + 2 == first_nested_kernel);
+static_assert(first_nested_kernel + n_cls == n_kernels);
 const std::array<kernel_fn, n_kernels> pack_kernels = make_table<dir::pack>();
 const std::array<kernel_fn, n_kernels> unpack_kernels = make_table<dir::unpack>();
 
@@ -112,6 +131,10 @@ uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept {
     }
 }
 
+uint8_t choose_nested_kernel(int64_t inner_blen) noexcept {
+    return static_cast<uint8_t>(first_nested_kernel + len_class(inner_blen));
+}
+
 const char* kernel_name(uint8_t id) noexcept {
     static const char* cls[] = {"1", "2", "4", "8", "12", "16", "24", "32", "40", "48", "64",
                                 "short", "long"};
@@ -120,8 +143,9 @@ const char* kernel_name(uint8_t id) noexcept {
     if (buf[id][0]) return buf[id];
     if (id == 1 + 3 * n_cls) return "idx_final/i32";
     if (id == 2 + 3 * n_cls) return "idx_final/i64";
-    const int fam = (id - 1) / n_cls, c = (id - 1) % n_cls;
-    static const char* fams[] = {"vec", "blk/i32", "blk/i64"};
+    const int fam = id >= first_nested_kernel ? 3 : (id - 1) / n_cls;
+    const int c = id >= first_nested_kernel ? id - first_nested_kernel : (id - 1) % n_cls;
+    static const char* fams[] = {"vec", "blk/i32", "blk/i64", "vec2"};
     std::snprintf(buf[id], sizeof buf[id], "%s_%s", fams[fam], cls[c]);
     return buf[id];
 }

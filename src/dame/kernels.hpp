@@ -13,7 +13,7 @@
 namespace ch4lite::dame {
 
 using kernel_fn = void (*)(const node&, char* typed, char* packed);
-constexpr int n_kernels = 42;
+constexpr int n_kernels = first_nested_kernel + 13;
 extern const std::array<kernel_fn, n_kernels> pack_kernels;
 extern const std::array<kernel_fn, n_kernels> unpack_kernels;
 

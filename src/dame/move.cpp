@@ -14,8 +14,12 @@ template <dir D>
 void whole(const type& t, const void* buf, int64_t count, const void* packed) noexcept {
     if (count <= 0 || t.size() == 0) return;
     const program& p = *t.prog();
-    const node top = p.top(count);
     char* out = mut(packed);
+    if (count == 1) {  // the common case: no virtual top node
+        run_full<D>(p, p.root(), mut(buf), out);
+        return;
+    }
+    const node top = p.top(count);
     run_full<D>(p, top, mut(buf), out);
 }
 

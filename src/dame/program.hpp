@@ -80,8 +80,14 @@ class program {
 // Lowers, normalizes and flattens t into a program.
 status compile(const type& t, std::unique_ptr<const program>* out) noexcept;
 
+// Kernel ids below first_nested_kernel belong to FINAL nodes (child is a
+// contiguous block); from it on, to a VECTOR whose child is a VECTOR FINAL
+// (both loops in one kernel; disps points at the child node).
+constexpr uint8_t first_nested_kernel = 42;
+inline bool is_final(const node& n) noexcept { return n.kern != 0 && n.kern < first_nested_kernel; }
 // Kernel id for a FINAL node of this kind and block length.
 uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept;
+uint8_t choose_nested_kernel(int64_t inner_blen) noexcept;
 const char* kernel_name(uint8_t id) noexcept;
 
 }  // namespace ch4lite::dame

@@ -28,8 +28,8 @@ using path = std::vector<piece>;
 struct cost_model {
     double k_node = 8.0;
     double vec_iter = 1.0;
-    double idx_iter = 1.25;
-    double idx_storage = 0.5;
+    double idx_iter = 1.5;
+    double idx_storage = 1.0;
 };
 
 // TypePath: the path of a displacement sequence x[0..n) relative to x[0].
