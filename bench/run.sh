@@ -19,6 +19,9 @@
 #                          (default 30, quick 0; 0: never) for the CPUs to be idle
 #                          (< BENCH_IDLE_PCT, default 30% busy); the busy share
 #                          before each run is shown, and noted when high
+#   BENCH_RETRIES=<n>      repeat a run during which other processes took more
+#                          than BENCH_IDLE_PCT of the CPUs, up to n times
+#                          (default 2, quick 0)
 # Other BENCH_* variables (BENCH_MAX_BYTES, BENCH_INNER_REPS, ...) are passed
 # to the programs. Output: stdout, <builddir>/bench-results.txt (the tables),
 # <builddir>/bench-results.tsv (every tagged line of every run) and
@@ -181,6 +184,8 @@ cpu_busy() {
 if [ $quick = 1 ]; then wait_idle=${BENCH_WAIT_IDLE:-0}; else wait_idle=${BENCH_WAIT_IDLE:-30}; fi
 idle_pct=${BENCH_IDLE_PCT:-30}
 busy_max=0
+others_max=0
+disturbed=
 # settle: optionally wait for a quiet machine; sets $busy.
 settle() {
   busy=$(cpu_busy)
@@ -193,19 +198,55 @@ settle() {
   [ "$busy" -gt "$busy_max" ] && busy_max=$busy
 }
 
-# run TAG ROUND NAME COMMAND...: one program run, lines tagged into $raw.
+# CPU accounting, to tell how much of the machine others took during a run:
+# jiffies (all CPUs) from /proc/stat, and our reaped children's CPU seconds
+# from the `times` builtin.
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+stat_now() { head -1 /proc/stat 2>/dev/null | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $5 + $6 }'; }
+# usage: times >"$out/times"; c=$(children_secs)   (times itself must not
+# run in the $(...) subshell, whose children times start at zero)
+children_secs() {
+  awk 'NR == 2 { s = 0
+    for (i = 1; i <= NF; i++) { split($i, p, "m"); sub(/s$/, "", p[2]); s += p[1] * 60 + p[2] }
+    print s }' "$out/times"
+}
+if [ $quick = 1 ]; then retries=${BENCH_RETRIES:-0}; else retries=${BENCH_RETRIES:-2}; fi
+
+# run TAG ROUND NAME COMMAND...: one program run, lines tagged into $raw. A
+# run during which other processes took more than BENCH_IDLE_PCT of the CPUs
+# is repeated (up to BENCH_RETRIES times; the last attempt counts).
 run() {
   tag=$1 round=$2 name=$3
   shift 3
   o="$out/$name.$tag.$round"
-  settle
-  start=$(date +%s)
-  "$@" >"$o.out" 2>"$o.err" </dev/null
-  rc=$?
-  secs=$(($(date +%s) - start))
-  printf '  %-12s %-12s round %s (cpu busy before: %3s%%): ' "$name" "$tag" "$round" "$busy" >&2
+  attempt=0
+  while :; do
+    attempt=$((attempt + 1))
+    settle
+    times >"$out/times"
+    s0=$(stat_now) c0=$(children_secs)
+    start=$(date +%s)
+    "$@" >"$o.out" 2>"$o.err" </dev/null
+    rc=$?
+    secs=$(($(date +%s) - start))
+    times >"$out/times"
+    s1=$(stat_now) c1=$(children_secs)
+    # others' share: (all busy CPU time - ours) / all CPU time, in percent
+    others=$(echo "$s0 $s1 $c0 $c1" | awk -v hz="$hz" '{
+      tot = ($3 - $1) / hz; busy = tot - ($4 - $2) / hz; ours = $6 - $5
+      if (tot <= 0) { print 0; exit }
+      o = 100 * (busy - ours) / tot; if (o < 0) o = 0; printf "%d\n", o }')
+    [ "$others" -gt "$others_max" ] && others_max=$others
+    printf '  %-12s %-12s round %s: ' "$name" "$tag" "$round" >&2
+    if [ "$rc" = 0 ] && [ "$others" -ge "$idle_pct" ] && [ $attempt -le "$retries" ]; then
+      echo "${secs}s, others used ${others}% of the CPUs: again" >&2
+      continue
+    fi
+    break
+  done
+  [ "$others" -ge "$idle_pct" ] && disturbed="$disturbed $name/$tag/$round(${others}%)"
   case $rc in
-    0) echo "${secs}s" >&2 ;;
+    0) echo "${secs}s, others used ${others}% of the CPUs" >&2 ;;
     77) echo "skipped" >&2
         note "skipped $name under $tag: $(head -1 "$o.err")" ;;
     124|137) echo "timed out after ${tmo}s" >&2
@@ -266,9 +307,9 @@ while [ $r -lt "$rounds" ]; do
   done
 done
 
-if [ "$busy_max" -ge "$idle_pct" ]; then
-  note "the machine was busy before some runs (up to ${busy_max}% CPU used by others):" \
-    "treat the numbers with care; BENCH_WAIT_IDLE=<s> waits for quiet"
+if [ -n "$disturbed" ]; then
+  note "other processes took more than ${idle_pct}% of the CPUs during:$disturbed;" \
+    "treat those numbers with care (BENCH_WAIT_IDLE, BENCH_RETRIES)"
 fi
 
 # ---- merge and print --------------------------------------------------------
