@@ -46,7 +46,9 @@ quick=0
 case "${BENCH_QUICK:-0}" in ''|0) ;; *) quick=1 ;; esac
 if [ $quick = 1 ]; then rounds=${BENCH_ROUNDS:-1}; else rounds=${BENCH_ROUNDS:-3}; fi
 tmo=${BENCH_TIMEOUT:-600}
-tmo_cmd="timeout -k 10 $tmo"
+# --foreground: stay in our process group, so Ctrl-C reaches the launcher,
+# which then ends its ranks (as it does on the TERM sent at the time limit).
+tmo_cmd="timeout --foreground -k 10 $tmo"
 filter=${BENCH_FILTER:-}
 bind=${BENCH_BIND:-none}
 out="$B/bench-out"
@@ -202,7 +204,12 @@ settle() {
 # jiffies (all CPUs) from /proc/stat, and our reaped children's CPU seconds
 # from the `times` builtin.
 hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
-stat_now() { head -1 /proc/stat 2>/dev/null | awk '{ t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $5 + $6 }'; }
+# stat_now: "<all jiffies> <user+nice+system+steal jiffies>"; irq/softirq time
+# (loopback TCP processing of our own traffic) is left out of "busy".
+stat_now() {
+  head -1 /proc/stat 2>/dev/null |
+    awk '{ t = 0; for (i = 2; i <= 9; i++) t += $i; print t, $2 + $3 + $4 + $9 }'
+}
 # usage: times >"$out/times"; c=$(children_secs)   (times itself must not
 # run in the $(...) subshell, whose children times start at zero)
 children_secs() {
@@ -233,7 +240,7 @@ run() {
     s1=$(stat_now) c1=$(children_secs)
     # others' share: (all busy CPU time - ours) / all CPU time, in percent
     others=$(echo "$s0 $s1 $c0 $c1" | awk -v hz="$hz" '{
-      tot = ($3 - $1) / hz; busy = tot - ($4 - $2) / hz; ours = $6 - $5
+      tot = ($3 - $1) / hz; busy = ($4 - $2) / hz; ours = $6 - $5
       if (tot <= 0) { print 0; exit }
       o = 100 * (busy - ours) / tot; if (o < 0) o = 0; printf "%d\n", o }')
     [ "$others" -gt "$others_max" ] && others_max=$others

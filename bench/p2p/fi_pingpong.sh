@@ -51,13 +51,13 @@ pp_run() {
     attempt=$((attempt + 1))
     seq=$((seq + 1))
     port=$((20000 + ($$ * 31 + seq * 7919) % 40000))
-    timeout 600 fi_pingpong -p "$PROV" -e rdm -B $port -S "$2" -I "$1" >"$tmp/srv" 2>&1 &
+    timeout --foreground 600 fi_pingpong -p "$PROV" -e rdm -B $port -S "$2" -I "$1" >"$tmp/srv" 2>&1 &
     spid=$!
     ok=0
     tries=0
     # The client cannot connect before the server listens: retry briefly.
     while [ $tries -lt 100 ] && kill -0 "$spid" 2>/dev/null; do
-      if timeout 600 fi_pingpong -p "$PROV" -e rdm -P $port -S "$2" -I "$1" 127.0.0.1 \
+      if timeout --foreground 600 fi_pingpong -p "$PROV" -e rdm -P $port -S "$2" -I "$1" 127.0.0.1 \
           >"$tmp/cli" 2>"$tmp/cli.err"; then
         ok=1
         break
