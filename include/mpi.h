@@ -525,6 +525,15 @@ int MPI_Status_set_cancelled(MPI_Status *status, int flag);
 /* ---- collectives ---------------------------------------------------------- */
 int MPI_Barrier(MPI_Comm comm);
 
+/* ---- communicators, groups, attributes (src/api/comm_*.cpp, group_*.cpp) -- */
+/* @COMM@ */
+
+/* ---- collectives and reduction operations (src/api/coll_*.cpp, op_*.cpp) -- */
+/* @COLL@ */
+
+/* ---- one-sided communication (src/api/win_*.cpp, rma_*.cpp) ------------- */
+/* @RMA@ */
+
 /* ---- handle conversion (MPI-5.0 ABI) --------------------------------------- */
 int MPI_Comm_toint(MPI_Comm comm);
 MPI_Comm MPI_Comm_fromint(int comm);
