@@ -97,7 +97,8 @@ int main(int argc, char **argv) {
         if (L.klass == DDT_LARGE) add_row(large, sizeof large, L.name);
         if (L.klass == DDT_SMALL) add_row(small, sizeof small, L.name);
         if (L.klass == DDT_INDEX) add_row(index_, sizeof index_, L.name);
-        else add_row(regular, sizeof regular, L.name);
+        else if (L.buf != MPI_BOTTOM && strncmp(L.name, "WRF", 3) != 0)
+            add_row(regular, sizeof regular, L.name); /* regular: no struct, no index list */
         MPI_Type_free(&t);
         free(packed), free(src);
         ddt_free(&L);

@@ -224,6 +224,12 @@ node program::top(int64_t count) const noexcept {
     return t;
 }
 
+std::string normal_form(const type& t) {
+    ir_ptr n = lower(t);
+    normalize(n);
+    return to_text(*n);
+}
+
 status compile(const type& t, std::unique_ptr<const program>* out) noexcept {
     auto* p = new (std::nothrow) program();
     if (!p) return status::no_mem;
@@ -231,7 +237,6 @@ status compile(const type& t, std::unique_ptr<const program>* out) noexcept {
     try {
         ir_ptr n = lower(t);
         normalize(n);
-        p->text_ = to_text(*n);
         const seg_info s = segments_of(*n);
         p->segs_ = s.segs, p->first_ = s.first, p->last_end_ = s.last_end;
         p->size_ = t.size();

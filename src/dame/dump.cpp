@@ -67,7 +67,7 @@ std::string dump(const type& t) {
             to_string(t.basic()), t.alignment(), t.contiguous() ? "yes" : "no");
     const program* p = t.prog();
     if (!p) return s + "(not committed)\n";
-    s += "normal form: " + p->normal_form() + "\n";
+    s += "normal form: " + normal_form(t) + "\n";
     appendf(s, "program: %zu node(s), depth %d, %zu bytes; segments/instance %" PRId64 "\n", p->nodes(),
             p->depth(), p->footprint(), p->segments_per_instance());
     node_line(s, *p, 0, 0);

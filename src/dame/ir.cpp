@@ -8,7 +8,7 @@
 
 namespace ch4lite::dame {
 
-int64_t ir::size() const noexcept {
+int64_t ir::compute_size() const noexcept {
     switch (k) {
         case ir_kind::leaf: return len;
         case ir_kind::vec:

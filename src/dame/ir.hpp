@@ -36,7 +36,13 @@ struct ir {
     std::vector<int64_t> blens;
     std::vector<ir_ptr> kids;
 
-    int64_t size() const noexcept;  // packed bytes of one instance
+    // Packed bytes of one instance. Cached: every rewrite preserves the type
+    // map of the node it rewrites, hence its size (new nodes start uncached).
+    int64_t size() const noexcept {
+        return size_ >= 0 ? size_ : (size_ = compute_size());
+    }
+    mutable int64_t size_ = -1;
+    int64_t compute_size() const noexcept;
     bool is_leaf() const noexcept { return k == ir_kind::leaf; }
     ir* kid() const noexcept { return kids[0].get(); }
 };

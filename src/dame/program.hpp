@@ -55,8 +55,6 @@ class program {
     // Bytes of program memory (nodes + lists).
     size_t footprint() const noexcept;
     int depth() const noexcept { return depth_; }
-    // The normalized form in IR text (what dame-dump prints under the nodes).
-    const std::string& normal_form() const noexcept { return text_; }
     // The top-level loop for `count` instances (vector over the root, merged
     // with it when the root's copies continue across instances).
     node top(int64_t count) const noexcept;
@@ -74,11 +72,12 @@ class program {
     uint8_t top_kern_ = 0;
     bool top_merge_ = false;
     int depth_ = 0;
-    std::string text_;
 };
 
 // Lowers, normalizes and flattens t into a program.
 status compile(const type& t, std::unique_ptr<const program>* out) noexcept;
+// The normalized IR of t as text (recomputed on demand: commit keeps no text).
+std::string normal_form(const type& t);
 
 // Kernel ids below first_nested_kernel belong to FINAL nodes (child is a
 // contiguous block); from it on, to a VECTOR whose child is a VECTOR FINAL

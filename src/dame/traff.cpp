@@ -39,55 +39,64 @@ struct cut {
     int64_t q;  // inner count of piece k below the cut (count of k: clean cut)
 };
 
-struct group {
-    path parts;
-    double count = 1;
+// One part of a group: a whole piece, or the inner/outer part of a split
+// vector. Index parts point at their piece (no copies while the DP searches).
+struct part {
+    bool is_vec;
+    int64_t count;
+    int64_t stride;
+    const piece* src;
 };
 
-// The parts between cuts a (above) and b (below).
-group between(const path& p, cut a, cut b) {
-    group g;
-    auto add = [&](piece x) {
+// The parts between cuts a (above) and b (below), into out (reused: no
+// allocation in the DP's inner loop). Returns the product of their counts.
+double between(const path& p, cut a, cut b, std::vector<part>& out) {
+    out.clear();
+    double count = 1;
+    auto add = [&](part x) {
         if (x.count > 1) {
-            g.count *= static_cast<double>(x.count);
-            g.parts.push_back(std::move(x));
+            count *= static_cast<double>(x.count);
+            out.push_back(x);
         }
     };
     if (a.k == b.k) {
-        const piece& v = p[a.k];
-        add({true, a.q / b.q, b.q * v.stride, {}});
-        return g;
+        add({true, a.q / b.q, b.q * p[a.k].stride, nullptr});
+        return count;
     }
     const piece& top = p[a.k];
-    if (top.is_vec) add({true, a.q, top.stride, {}});
-    else add(top);
-    for (size_t k = a.k + 1; k < b.k; ++k) add(p[k]);
+    if (top.is_vec) add({true, a.q, top.stride, nullptr});
+    else add({false, top.count, 0, &top});
+    for (size_t k = a.k + 1; k < b.k; ++k) add({p[k].is_vec, p[k].count, p[k].stride, &p[k]});
     if (b.k < p.size() && b.q < p[b.k].count)
-        add({true, p[b.k].count / b.q, b.q * p[b.k].stride, {}});
-    return g;
+        add({true, p[b.k].count / b.q, b.q * p[b.k].stride, nullptr});
+    return count;
+}
+
+bool mergeable(const std::vector<part>& parts) {
+    for (size_t i = 0; i + 1 < parts.size(); ++i)
+        if (!parts[i].is_vec || !parts[i + 1].is_vec ||
+            parts[i].stride != parts[i + 1].count * parts[i + 1].stride)
+            return false;
+    return true;
 }
 
 // Combines a group's parts into one piece (vec when strides line up).
-piece combine(const path& parts) {
-    if (parts.size() == 1) return parts[0];
-    bool vec = true;
-    for (size_t i = 0; i + 1 < parts.size() && vec; ++i)
-        vec = parts[i].is_vec && parts[i + 1].is_vec &&
-              parts[i].stride == parts[i + 1].count * parts[i + 1].stride;
+piece combine(const std::vector<part>& parts) {
+    if (parts.size() == 1 && !parts[0].is_vec) return *parts[0].src;
     piece r;
-    if (vec) {
+    if (mergeable(parts)) {
         r.count = 1;
-        for (const piece& x : parts) r.count *= x.count;
+        for (const part& x : parts) r.count *= x.count;
         r.stride = parts.back().stride;
         return r;
     }
     r.is_vec = false;
     std::vector<int64_t> cur{0};
-    for (const piece& x : parts) {
+    for (const part& x : parts) {
         std::vector<int64_t> next;
-        next.reserve(cur.size() * x.count);
+        next.reserve(cur.size() * static_cast<size_t>(x.count));
         for (int64_t a : cur)
-            for (int64_t j = 0; j < x.count; ++j) next.push_back(a + (x.is_vec ? j * x.stride : x.disps[j]));
+            for (int64_t j = 0; j < x.count; ++j) next.push_back(a + (x.is_vec ? j * x.stride : x.src->disps[j]));
         cur = std::move(next);
     }
     r.count = static_cast<int64_t>(cur.size());
@@ -95,12 +104,17 @@ piece combine(const path& parts) {
     return r;
 }
 
-bool mergeable(const path& parts) {
-    for (size_t i = 0; i + 1 < parts.size(); ++i)
-        if (!parts[i].is_vec || !parts[i + 1].is_vec ||
-            parts[i].stride != parts[i + 1].count * parts[i + 1].stride)
-            return false;
-    return true;
+// Divisors q of c with 1 < q < c, largest first, at most `cap` of them.
+void divisors(int64_t c, int cap, std::vector<int64_t>& out) {
+    out.clear();
+    std::vector<int64_t> small;
+    for (int64_t d = 2; d * d <= c; ++d) {
+        if (c % d) continue;
+        small.push_back(d);
+        if (d != c / d) out.push_back(c / d);
+    }
+    for (size_t i = small.size(); i-- > 0;) out.push_back(small[i]);  // out: large..small
+    if (static_cast<int>(out.size()) > cap) out.resize(static_cast<size_t>(cap));
 }
 
 double node_cost(bool is_vec, double count, double reached, const cost_model& m) {
@@ -146,17 +160,16 @@ path optimal_path(const path& p, const cost_model& m) {
     if (p.empty()) return p;
     std::vector<cut> cuts;
     std::vector<double> above;  // times the group starting at this cut is reached
+    std::vector<int64_t> divs;
     double reached = 1;
     for (size_t k = 0; k < p.size(); ++k) {
         cuts.push_back({k, p[k].count});
         above.push_back(reached);
-        if (p[k].is_vec && p[k].count <= (int64_t{1} << 24)) {
-            int found = 0;
-            for (int64_t q = p[k].count / 2; q > 1 && found < 32; --q) {
-                if (p[k].count % q) continue;
+        if (p[k].is_vec) {
+            divisors(p[k].count, 16, divs);
+            for (int64_t q : divs) {
                 cuts.push_back({k, q});
                 above.push_back(reached * static_cast<double>(p[k].count / q));
-                ++found;
             }
         }
         reached *= static_cast<double>(p[k].count);
@@ -166,21 +179,23 @@ path optimal_path(const path& p, const cost_model& m) {
     const size_t nc = cuts.size();
     std::vector<double> best(nc, std::numeric_limits<double>::infinity());
     std::vector<size_t> from(nc, 0);
+    std::vector<part> parts;
+    parts.reserve(p.size() + 2);
     best[0] = 0;
     for (size_t j = 1; j < nc; ++j) {
         for (size_t i = j; i-- > 0;) {
             if (cuts[i].k == cuts[j].k && cuts[i].q % cuts[j].q) continue;
-            group g = between(p, cuts[i], cuts[j]);
-            const bool vec = mergeable(g.parts);
-            if (!vec && g.count > static_cast<double>(max_flat)) break;
-            const double c = best[i] + (g.parts.empty() ? 0 : node_cost(vec, g.count, above[i], m));
+            const double count = between(p, cuts[i], cuts[j], parts);
+            const bool vec = mergeable(parts);
+            if (!vec && count > static_cast<double>(max_flat)) break;
+            const double c = best[i] + (parts.empty() ? 0 : node_cost(vec, count, above[i], m));
             if (c < best[j]) best[j] = c, from[j] = i;
         }
     }
     path out;
     for (size_t j = nc - 1; j > 0; j = from[j]) {
-        group g = between(p, cuts[from[j]], cuts[j]);
-        if (!g.parts.empty()) out.insert(out.begin(), combine(g.parts));
+        between(p, cuts[from[j]], cuts[j], parts);
+        if (!parts.empty()) out.insert(out.begin(), combine(parts));
     }
     return out;
 }
@@ -210,8 +225,13 @@ bool optimize_chain(ir_ptr& n) {
             expanded.insert(expanded.end(), tp.begin(), tp.end());
         }
     }
-    if (!has_idx && chain.size() < 2) return changed;
-    path best = optimal_path(expanded);
+    // Vector-only chains stay vectors: the vec2 kernels run them without a
+    // call per row, and skipping the DP there keeps commit of regular types
+    // cheap. The rule depends only on the expanded path, so it is canonical.
+    if (!has_idx) return changed;
+    bool all_vec = true;
+    for (const piece& x : expanded) all_vec = all_vec && x.is_vec;
+    path best = all_vec ? expanded : optimal_path(expanded);
     if (best == old) return changed;
     ir_ptr kid = std::move(bottom);
     for (size_t i = best.size(); i-- > 0;) {

@@ -23,7 +23,7 @@ inline type_ref committed(const char* text) {
 }
 inline std::string normal(const char* text) {
     type_ref t = committed(text);
-    return t.get() ? t->prog()->normal_form() : "";
+    return t.get() ? normal_form(*t.get()) : "";
 }
 
 }  // namespace dame_test

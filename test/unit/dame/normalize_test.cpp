@@ -52,9 +52,14 @@ TEST(DameNormalize, IndexListsPickTheCheaperForm) {
     for (int g = 0; g < 3; ++g)
         for (int i = 0; i < 50; ++i) l += std::to_string(g * 1000 + 2 * i) + (g == 2 && i == 49 ? "], int)" : ",");
     EXPECT_EQ(normal(l.c_str()), "vec(3,+4000,vec(50,+8,leaf(4)))");
-    // With only 3 x 3 the DP flattens: one 9-entry list beats two loop levels.
+    // A list that is a vector nest becomes that nest, as the vectors would.
     EXPECT_EQ(normal("blkidx(1, [0,2,4,100,102,104,200,202,204], int)"),
-              "blkidx(9,<0,8,16,400,408,416,800,808,816>,leaf(4))");
+              normal("hvector(3, 1, 400, vector(3, 1, 2, int))"));
+    EXPECT_EQ(normal("hvector(3, 1, 400, vector(3, 1, 2, int))"), "vec(3,+400,vec(3,+8,leaf(4)))");
+    // With an irregular level the DP decides: 3 x 3 flattens (one 9-entry list
+    // beats a list of 3 over vectors of 3).
+    EXPECT_EQ(normal("blkidx(1, [0,2,4,100,102,104,250,252,254], int)"),
+              "blkidx(9,<0,8,16,400,408,416,1000,1008,1016>,leaf(4))");
     // A few touching blocks in a random list keep the fixed-length kernel.
     EXPECT_NE(normal("blkidx(1, [9,3,4,20,31,60,40,77], int)").find("blkidx(8,"), std::string::npos);
     // Mostly touching blocks become byte runs.

@@ -63,12 +63,12 @@ TEST(DameProperty, PackMatchesOracleAndBoundsAgree) {
         pack(*s.t.get(), b.buf(), s.count, got.data());
         ASSERT_EQ(got.back(), 'Z') << "pack wrote past the stream";
         got.pop_back();
-        ASSERT_EQ(got, want) << s.t->prog()->normal_form();
+        ASSERT_EQ(got, want) << normal_form(*s.t.get());
         if (!s.map.empty() && s.count == 1) {
             int64_t tl = INT64_MAX, tu = INT64_MIN;
             for (const elem& e : s.map) tl = std::min(tl, e.disp), tu = std::max(tu, e.disp + e.len);
             if (s.t->size() > 0) {
-                EXPECT_EQ(s.t->true_lb(), tl) << s.t->prog()->normal_form();
+                EXPECT_EQ(s.t->true_lb(), tl) << normal_form(*s.t.get());
                 EXPECT_EQ(s.t->true_ub(), tu);
             }
         }
@@ -88,7 +88,7 @@ TEST(DameProperty, UnpackRestoresAndTouchesOnlyTheTypeMap) {
         for (const elem& e : s.map)
             std::memcpy(expect.data() + dst.origin + e.disp, src.buf() + e.disp, e.len);
         unpack(*s.t.get(), dst.buf(), s.count, packed.data());
-        ASSERT_EQ(dst.mem, expect) << s.t->prog()->normal_form();
+        ASSERT_EQ(dst.mem, expect) << normal_form(*s.t.get());
     }
 }
 
@@ -107,7 +107,7 @@ TEST(DameProperty, ChunkedPackAndUnpackConcatenate) {
             const int64_t got = pack_next(st, *s.t.get(), b.buf(), s.count, parts.data() + st.offset, want);
             ASSERT_EQ(got, std::min(want, total - (st.offset - got)));
         }
-        ASSERT_EQ(parts, full) << s.t->prog()->normal_form();
+        ASSERT_EQ(parts, full) << normal_form(*s.t.get());
         buffer d(s, 77), d2(s, 77);
         unpack(*s.t.get(), d.buf(), s.count, full.data());
         move_state us;
@@ -115,7 +115,7 @@ TEST(DameProperty, ChunkedPackAndUnpackConcatenate) {
             const int64_t n = std::min<int64_t>(g.range(1, 64), total - us.offset);
             unpack_next(us, *s.t.get(), d2.buf(), s.count, full.data() + us.offset, n);
         }
-        ASSERT_EQ(d.mem, d2.mem) << s.t->prog()->normal_form();
+        ASSERT_EQ(d.mem, d2.mem) << normal_form(*s.t.get());
     }
 }
 
@@ -128,7 +128,7 @@ TEST(DameProperty, IovCoversTheOracleSegmentsInOrder) {
         const std::vector<elem> want = segments(s.map);
         const int64_t total = s.count * s.t->size();
         ASSERT_EQ(iov_count(*s.t.get(), s.count), static_cast<int64_t>(want.size()))
-            << s.t->prog()->normal_form();
+            << normal_form(*s.t.get());
         // Emit in random pieces (segment limit and byte budget) and re-coalesce.
         std::vector<elem> got;
         int64_t off = 0;
