@@ -1,9 +1,17 @@
 // SPDX-License-Identifier: MIT
 // Entry points of the engine (dame.hpp) over the interpreter (interp.hpp).
+#include <sys/uio.h>
+
 #include <algorithm>
+#include <cstddef>
 
 #include "dame/dame.hpp"
 #include "dame/interp.hpp"
+
+// Segments are handed to libfabric / readv as struct iovec without copying.
+static_assert(sizeof(ch4lite::dame::iov_seg) == sizeof(struct iovec));
+static_assert(offsetof(ch4lite::dame::iov_seg, base) == offsetof(struct iovec, iov_base));
+static_assert(offsetof(ch4lite::dame::iov_seg, len) == offsetof(struct iovec, iov_len));
 
 namespace ch4lite::dame {
 namespace {
