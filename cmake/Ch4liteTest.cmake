@@ -39,22 +39,26 @@ function(ch4lite_mpi_program name)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-bin)
 endfunction()
 
-# ch4lite_mpi_test(<name> SOURCES <files> [NP 2 3 4] [PATHS tagged am]
+# ch4lite_mpi_test(<name> SOURCES <files> | PROGRAM <existing target>
+#                  [NP 2 3 4] [PATHS tagged am]
 #                  [SHM on off] [ARGS ...] [ENV K=V ...] [TIMEOUT s]
 #                  [WILL_FAIL] [PASS_REGEX re] [LABELS ...] [NO_HYDRA])
 # Builds the program and registers mpi.<name>.np<N>.<path>.shm<on|off> tests
 # run under our mpiexec, plus hydra.<name>.np<N> under mpiexec.hydra when
 # installed (unless NO_HYDRA).
 function(ch4lite_mpi_test name)
-  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX"
+  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX;PROGRAM"
     "SOURCES;NP;PATHS;SHM;ARGS;ENV;LABELS;LIBS" ${ARGN})
-  if(NOT T_NP)
+  if(NOT T_PROGRAM)
+    set(T_PROGRAM ${name})
+  endif()
+  if(NOT DEFINED T_NP)
     set(T_NP 2 3 4)
   endif()
-  if(NOT T_PATHS)
+  if(NOT DEFINED T_PATHS)
     set(T_PATHS ${CH4LITE_TEST_PATHS})
   endif()
-  if(NOT T_SHM)
+  if(NOT DEFINED T_SHM)
     set(T_SHM ${CH4LITE_TEST_SHM})
   endif()
   if(NOT T_TIMEOUT)
@@ -89,7 +93,7 @@ function(ch4lite_mpi_test name)
         endif()
         set(tname mpi.${name}.np${np}.${path}.shm${shm})
         add_test(NAME ${tname} COMMAND ${CH4LITE_MPIEXEC} -n ${np} -maxtime ${T_TIMEOUT}
-          ${penv} ${senv} ${genv} $<TARGET_FILE:${name}> ${T_ARGS})
+          ${penv} ${senv} ${genv} $<TARGET_FILE:${T_PROGRAM}> ${T_ARGS})
         set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "mpi;${T_LABELS}"
           PROCESSORS 2)
         if(T_WILL_FAIL)
@@ -111,7 +115,7 @@ function(ch4lite_mpi_test name)
         list(APPEND henv -genv ${k} ${v})
       endforeach()
       add_test(NAME ${tname} COMMAND ${CH4LITE_HYDRA} -n ${np} ${henv}
-        -genv CH4LITE_EXPECT_PATH tagged $<TARGET_FILE:${name}> ${T_ARGS})
+        -genv CH4LITE_EXPECT_PATH tagged $<TARGET_FILE:${T_PROGRAM}> ${T_ARGS})
       set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "hydra;${T_LABELS}"
         PROCESSORS 2)
       if(T_WILL_FAIL)

@@ -26,7 +26,8 @@
 // Optional services, declared in `caps` and checked by the concept:
 //   native_tagged   isend / irecv / iprobe / cancel_recv with full MPI matching
 //                   semantics (context id, source rank, tag, wildcards,
-//                   non-overtaking, truncation, synchronous send)
+//                   non-overtaking, truncation, synchronous send);
+//                   tagged_usable() may still decline them at run time
 //   native_rma      put / get into memory the peer exposed (RMA issue)
 // The device uses `if constexpr (caps.native_tagged)`; otherwise it matches
 // point-to-point messages on top of AMs itself (device/am_p2p.hpp).
@@ -108,6 +109,10 @@ concept netmod =
          { nm.iprobe(peer, m, info) } -> std::same_as<bool>;
          // true if the receive was cancelled (nm_recv_done will not be called)
          { nm.cancel_recv(st) } -> std::same_as<bool>;
+         // false when the native path exists but must not be used at run time
+         // (e.g. a provider with broken tagged semantics): the device then
+         // matches over active messages
+         { nm.tagged_usable() } -> std::same_as<bool>;
      }) &&
     (!T::caps.native_rma ||
      requires(T& nm, int peer, const void* cbuf, void* buf, std::size_t n, uint64_t raddr,

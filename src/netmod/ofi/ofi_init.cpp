@@ -20,11 +20,12 @@ namespace {
 constexpr uint32_t api_version = FI_VERSION(1, 12);
 constexpr std::size_t am_buffer_count = 4;
 constexpr std::size_t am_buffer_bytes = 2u << 20;
+constexpr std::size_t am_single_buffers = 64;
 
 fi_info* make_hints(bool want_tagged) {
     fi_info* h = fi_allocinfo();
     if (!h) return nullptr;
-    h->caps = FI_MSG | FI_MULTI_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM;
+    h->caps = FI_MSG | FI_MULTI_RECV;  // not FI_REMOTE_COMM: the shm provider lacks it
     if (want_tagged) h->caps |= FI_TAGGED;
     // We hand every operation an fi_context2; we do NOT accept FI_BUFFERED_RECV.
     h->mode = FI_CONTEXT | FI_CONTEXT2;
@@ -35,7 +36,7 @@ fi_info* make_hints(bool want_tagged) {
     h->tx_attr->msg_order = FI_ORDER_SAS;  // MPI non-overtaking
     h->rx_attr->msg_order = FI_ORDER_SAS;
     h->tx_attr->op_flags = FI_COMPLETION;
-    h->rx_attr->op_flags = FI_COMPLETION | FI_MULTI_RECV;
+    h->rx_attr->op_flags = FI_COMPLETION;
     // Default provider: tcp;ofi_rxm (works everywhere). libfabric itself
     // honours FI_PROVIDER when the user sets it.
     const char* prov = std::getenv("FI_PROVIDER");
@@ -71,9 +72,18 @@ status netmod::init(dev::bootstrap& bs) {
     setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
     fi_info* hints = make_hints(caps.native_tagged);
     if (!hints) return status::no_mem;
-    int rc = -FI_ENODATA;
-    if (one_node) rc = fi_getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &info_);
-    if (rc != 0) rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    int rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    // An IP-addressed provider on a one-node job binds to loopback. (Only
+    // those: the shm provider reads `node` as its region name.)
+    if (rc == 0 && one_node &&
+        (info_->addr_format == FI_SOCKADDR_IN || info_->addr_format == FI_SOCKADDR_IN6 ||
+         info_->addr_format == FI_SOCKADDR)) {
+        fi_info* lo = nullptr;
+        if (fi_getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &lo) == 0 && lo) {
+            fi_freeinfo(info_);
+            info_ = lo;
+        }
+    }
     fi_freeinfo(hints);
     if (rc != 0 || !info_) {
         util::warn("ofi: no libfabric provider matches (FI_PROVIDER=%s): %s",
@@ -86,10 +96,20 @@ status netmod::init(dev::bootstrap& bs) {
                    provider_.c_str());
         return status::unsupported;
     }
-    inject_ = std::min<std::size_t>(info_->tx_attr->inject_size, max_inject);
-    util::verbose("ofi: provider %s, fabric %s, domain %s, inject %zu, iov_limit %zu", provider_.c_str(),
-                  info_->fabric_attr->name, info_->domain_attr->name, info_->tx_attr->inject_size,
-                  info_->tx_attr->iov_limit);
+    // CH4LITE_OFI_INJECT_MAX caps the size sent with fi_inject/fi_tinject.
+    inject_ = std::min<std::size_t>(
+        {info_->tx_attr->inject_size, max_inject,
+         static_cast<std::size_t>(std::max<int64_t>(0, util::env_int("CH4LITE_OFI_INJECT_MAX", max_inject)))});
+    // libfabric 1.17's shm provider completes a too-long tagged receive
+    // without reporting truncation, and loses injected tagged messages that
+    // arrive unexpected under load; its untagged messages (our active
+    // messages) are correct. So with it the device matches messages itself.
+    tagged_ok_ = caps.native_tagged &&
+                 util::env_bool("CH4LITE_OFI_TAGGED", provider_ != "shm");
+    util::verbose("ofi: provider %s, fabric %s, domain %s, inject %zu, iov_limit %zu, tagged path %s",
+                  provider_.c_str(), info_->fabric_attr->name, info_->domain_attr->name,
+                  info_->tx_attr->inject_size, info_->tx_attr->iov_limit,
+                  tagged_ok_ ? "used" : caps.native_tagged ? "declined" : "not built");
     if (info_->tx_attr->iov_limit < caps.iov_limit + 1) {
         util::warn("ofi: provider %s allows %zu iov entries, ch4lite needs %zu", provider_.c_str(),
                    info_->tx_attr->iov_limit, caps.iov_limit + 1);
@@ -116,20 +136,30 @@ status netmod::init(dev::bootstrap& bs) {
         util::warn("ofi: cannot create endpoint: %s", fi_err(rc));
         return status::io;
     }
-    // A multi-receive buffer is retired once less than one maximal AM fits.
-    size_t min_multi = sizeof(am_wire) + caps.am_header_max + caps.am_payload_max;
-    if ((rc = fi_setopt(&ep_->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_multi,
-                        sizeof min_multi)) ||
-        (rc = fi_enable(ep_))) {
+    if ((rc = fi_enable(ep_))) {
         util::warn("ofi: cannot enable endpoint: %s", fi_err(rc));
         return status::io;
     }
-
-    am_bufs_ = std::vector<am_buffer>(am_buffer_count);
+    // Active messages land in multi-receive buffers, retired once less than
+    // one maximal AM fits. The threshold is set after fi_enable (some
+    // providers create their receive context there). Providers that cannot
+    // set it get one-message buffers, and so does libfabric 1.17's shm: under
+    // a flood its multi-receive runs out of receive entries (fi_recvmsg says
+    // ENOMEM while messages pile up unexpected) and stops moving.
+    const std::size_t am_max = sizeof(am_wire) + caps.am_header_max + caps.am_payload_max;
+    size_t min_multi = am_max;
+    multi_recv_ = provider_ != "shm" && (info_->caps & FI_MULTI_RECV) && FI_CHECK_OP(ep_->ops, struct fi_ops_ep, setopt) &&
+                  fi_setopt(&ep_->fid, FI_OPT_ENDPOINT, FI_OPT_MIN_MULTI_RECV, &min_multi,
+                            sizeof min_multi) == 0;
+    const std::size_t nbufs = multi_recv_ ? am_buffer_count : am_single_buffers;
+    const std::size_t bytes = multi_recv_ ? am_buffer_bytes : am_max;
+    util::verbose("ofi: active messages in %zu %s buffers of %zu bytes", nbufs,
+                  multi_recv_ ? "multi-receive" : "single-message", bytes);
+    am_bufs_ = std::vector<am_buffer>(nbufs);
     for (std::size_t i = 0; i < am_bufs_.size(); ++i) {
         am_bufs_[i].kind = op_kind::am_buffer;
-        am_bufs_[i].size = am_buffer_bytes;
-        am_bufs_[i].mem.reset(new (std::nothrow) std::byte[am_buffer_bytes]);
+        am_bufs_[i].size = bytes;
+        am_bufs_[i].mem.reset(new (std::nothrow) std::byte[bytes]);
         if (!am_bufs_[i].mem) return status::no_mem;
         const status s = post_am_buffer(i);
         if (s != status::ok) return s;
@@ -174,14 +204,25 @@ status netmod::post_am_buffer(std::size_t i) {
     msg.iov_count = 1;
     msg.addr = FI_ADDR_UNSPEC;
     msg.context = &b.ctx;
-    ssize_t rc;
-    while ((rc = fi_recvmsg(ep_, &msg, FI_MULTI_RECV | FI_COMPLETION)) == -FI_EAGAIN)
-        (void)fi_cq_read(cq_, nullptr, 0);
-    if (rc != 0) {
-        util::warn("ofi: cannot post an active-message buffer: %s", fi_err(static_cast<int>(rc)));
-        return status::io;
+    const uint64_t flags = multi_recv_ ? FI_MULTI_RECV | FI_COMPLETION : FI_COMPLETION;
+    const ssize_t rc = fi_recvmsg(ep_, &msg, flags);
+    if (rc == 0) return status::ok;
+    // No resources right now (tcp: EAGAIN; shm: ENOMEM while its receive
+    // entries are in use): retry from progress(). The other buffers keep
+    // receiving meanwhile.
+    if (rc == -FI_EAGAIN || rc == -FI_ENOMEM) {
+        repost_.push_back(i);
+        return status::ok;
     }
-    return status::ok;
+    util::warn("ofi: cannot post an active-message buffer: %s", fi_err(static_cast<int>(rc)));
+    return status::io;
+}
+
+void netmod::retry_reposts() {
+    std::vector<std::size_t> todo;
+    todo.swap(repost_);
+    for (std::size_t i : todo)
+        if (post_am_buffer(i) != status::ok) util::fatal("ofi: cannot repost an AM buffer");
 }
 
 status netmod::finalize() {

@@ -82,6 +82,7 @@ class netmod {
 
     // ---- progress -----------------------------------------------------------
     int progress() {
+        if (__builtin_expect(!repost_.empty(), 0)) retry_reposts();
         fi_cq_tagged_entry e[16];
         const ssize_t n = fi_cq_read(cq_, e, 16);
         if (n > 0) {
@@ -148,6 +149,9 @@ class netmod {
                    status::in_progress);
     }
     bool iprobe(int peer, match m, recv_info& info);
+    // Native tagged messaging is declined for providers whose tagged path
+    // breaks MPI semantics (see ofi_init.cpp); CH4LITE_OFI_TAGGED=0|1 forces.
+    bool tagged_usable() const { return tagged_ok_; }
     bool cancel_recv(request_state* st);
 
   private:
@@ -163,6 +167,7 @@ class netmod {
     void on_am_buffer(const fi_cq_tagged_entry& e);
     void send_sync_ack(int peer, uint32_t cookie);
     status post_am_buffer(std::size_t i);
+    void retry_reposts();
     void close_all();
 
     struct am_buffer : op_ctx {
@@ -179,8 +184,11 @@ class netmod {
     int rank_ = 0;
     int size_ = 1;
     std::size_t inject_ = 0;  // provider's inject size, capped at max_inject
+    bool multi_recv_ = false; // AM buffers are multi-receive (else one message each)
+    bool tagged_ok_ = false;  // native tagged path usable with this provider
     std::string provider_;
     std::vector<am_buffer> am_bufs_;
+    std::vector<std::size_t> repost_;  // AM buffers the provider could not take back yet
     std::vector<request_state*> sync_table_;  // outstanding sync sends by cookie
     std::vector<uint32_t> sync_free_;
     // Probe in flight (FI_PEEK completes through the CQ).

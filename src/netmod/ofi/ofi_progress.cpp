@@ -77,7 +77,7 @@ void netmod::on_am_buffer(const fi_cq_tagged_entry& e) {
             util::warn("ofi: dropping a malformed %zu-byte active message", e.len);
         }
     }
-    if (e.flags & FI_MULTI_RECV) {  // the buffer is used up: give it back
+    if (!multi_recv_ || (e.flags & FI_MULTI_RECV)) {  // the buffer is used up: give it back
         auto* b = static_cast<am_buffer*>(static_cast<op_ctx*>(e.op_context));
         const std::size_t i = static_cast<std::size_t>(b - am_bufs_.data());
         if (post_am_buffer(i) != status::ok) util::fatal("ofi: cannot repost an AM buffer");
@@ -96,7 +96,8 @@ int netmod::on_cq_error(ssize_t rc) {
                 st->cancel = 2;  // cancel_recv() reports it; no upcall
                 return 1;
             }
-            if (err.err == FI_ETRUNC) {
+            // tcp/rxm say FI_ETRUNC; the 1.17 shm provider says FI_EMSGSIZE.
+            if (err.err == FI_ETRUNC || err.err == FI_EMSGSIZE || err.err == FI_ETOOSMALL) {
                 if ((err.tag & tagbits::sync) && (err.flags & FI_REMOTE_CQ_DATA))
                     send_sync_ack(static_cast<int>(err.data >> 32), static_cast<uint32_t>(err.data));
                 // Some providers (rxm 1.17) report len = olen = 0: all we know

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+// Netmod conformance suite (STYLE.md #10): the same cases for every netmod,
+// run by two processes under mpiexec. A case needing a capability the netmod
+// does not declare is skipped, visibly, naming the capability.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <string>
+
+#include "device/bootstrap.hpp"
+#include "netmod/ofi/ofi_netmod.hpp"
+#include "netmod/stub/stub_netmod.hpp"
+#include "upcalls.hpp"
+
+using namespace ch4lite;
+using conformance::rec;
+
+namespace conformance {
+recorder& rec() {
+    static recorder r;
+    return r;
+}
+}  // namespace conformance
+
+void ch4lite::dev::am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
+                               const void* payload, std::size_t plen) noexcept {
+    conformance::am_event e{src, handler, {}, {}};
+    e.hdr.assign(static_cast<const std::byte*>(hdr), static_cast<const std::byte*>(hdr) + hlen);
+    e.payload.assign(static_cast<const std::byte*>(payload),
+                     static_cast<const std::byte*>(payload) + plen);
+    rec().ams.push_back(std::move(e));
+}
+
+// The ofi netmod's objects call these; instantiate them here.
+template void ch4lite::dev::nm_send_done<nm::ofi::netmod::request_state>(nm::ofi::netmod::request_state*,
+                                                                         status) noexcept;
+template void ch4lite::dev::nm_recv_done<nm::ofi::netmod::request_state>(nm::ofi::netmod::request_state*,
+                                                                         const nm::recv_info&,
+                                                                         status) noexcept;
+
+namespace {
+
+dev::bootstrap& boot() {
+    static dev::bootstrap b;
+    static bool done = false;
+    if (!done) {
+        std::string err;
+        if (b.init(err) != status::ok) {
+            std::fprintf(stderr, "bootstrap: %s\n", err.c_str());
+            std::abort();
+        }
+        done = true;
+    }
+    return b;
+}
+
+// One netmod instance per type per process (address exchange happens once).
+template <class NM>
+struct instance {
+    static NM& get(status& init_status) {
+        static std::unique_ptr<NM> nm;
+        static status st = status::intern;
+        if (!nm) {
+            nm = std::make_unique<NM>();
+            st = nm->init(boot());
+        }
+        init_status = st;
+        return *nm;
+    }
+};
+
+std::byte pattern(std::size_t i, int seed) { return static_cast<std::byte>((i * 31 + seed * 7) & 0xff); }
+
+template <class NM>
+class Netmod : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        status s;
+        nm_ = &instance<NM>::get(s);
+        if (s != status::ok)
+            GTEST_SKIP() << NM::name << ": init() returned '" << to_string(s)
+                         << "' (a template netmod carries no messages)";
+        if (boot().size() < 2) GTEST_SKIP() << "needs 2 processes (run under mpiexec -n 2)";
+        me_ = boot().rank();
+        peer_ = 1 - me_;
+        ASSERT_EQ(boot().barrier(), status::ok);
+        rec().clear();
+    }
+    void TearDown() override {
+        if (nm_ && boot().size() >= 2 && !IsSkipped()) {
+            drain();
+            (void)boot().barrier();
+        }
+    }
+    // Progress until pred() or a generous bound.
+    template <class P>
+    bool until(P pred) {
+        for (long i = 0; i < 200000000L && !pred(); ++i)
+            if (nm_->progress() == 0 && (i & 0xfff) == 0) sched_yield();
+        return pred();
+    }
+    void drain() {
+        for (int i = 0; i < 10000; ++i) nm_->progress();
+    }
+    // Sends one AM, retrying while the netmod says `again`.
+    status send_am(uint8_t handler, const void* hdr, std::size_t hlen, const nm::iov* iov, int n,
+                   typename NM::request_state* st) {
+        status s;
+        while ((s = nm_->am_send(peer_, handler, hdr, hlen, iov, n, st)) == status::again)
+            nm_->progress();
+        return s;
+    }
+    NM* nm_ = nullptr;
+    int me_ = 0, peer_ = 1;
+};
+
+using netmods = ::testing::Types<nm::ofi::netmod, nm::stub::netmod>;
+TYPED_TEST_SUITE(Netmod, netmods);
+
+TYPED_TEST(Netmod, ProviderIsNamed) {
+    EXPECT_NE(std::string(this->nm_->provider()), "");
+    EXPECT_TRUE(TypeParam::caps.am_ordered) << "the device requires ordered active messages";
+}
+
+// Header sizes 0..am_header_max and payloads up to am_payload_max arrive intact.
+TYPED_TEST(Netmod, ActiveMessagesArriveIntact) {
+    using st_t = typename TypeParam::request_state;
+    const std::size_t sizes[] = {0, 1, 63, 64, 65, 1000, 4096, TypeParam::caps.am_payload_max};
+    const std::size_t hmax = TypeParam::caps.am_header_max;
+    std::vector<std::byte> buf(TypeParam::caps.am_payload_max);
+    std::vector<std::byte> hdr(hmax);
+    std::vector<st_t> states(std::size(sizes));
+    int n = 0;
+    if (this->me_ == 0) {
+        for (std::size_t k = 0; k < std::size(sizes); ++k) {
+            for (std::size_t i = 0; i < sizes[k]; ++i) buf[i] = pattern(i, static_cast<int>(k));
+            const std::size_t hl = k % (hmax + 1);
+            for (std::size_t i = 0; i < hl; ++i) hdr[i] = pattern(i, 100 + static_cast<int>(k));
+            const nm::iov iov{buf.data(), sizes[k]};
+            const status s = this->send_am(static_cast<uint8_t>(10 + k), hdr.data(), hl, &iov,
+                                           sizes[k] ? 1 : 0, &states[k]);
+            ASSERT_TRUE(s == status::ok || s == status::in_progress) << to_string(s);
+            if (s == status::in_progress) ASSERT_TRUE(this->until([&] { return conformance::send_done(&states[k]); }));
+        }
+        EXPECT_EQ(rec().send_failures, 0);
+    } else {
+        ASSERT_TRUE(this->until([&] { return rec().ams.size() == std::size(sizes); }));
+        for (const auto& e : rec().ams) {
+            const std::size_t k = e.handler - 10u;
+            ASSERT_LT(k, std::size(sizes));
+            EXPECT_EQ(e.src, 0);
+            EXPECT_EQ(e.payload.size(), sizes[k]) << "payload " << k;
+            EXPECT_EQ(e.hdr.size(), k % (hmax + 1)) << "header " << k;
+            for (std::size_t i = 0; i < e.payload.size(); ++i)
+                if (e.payload[i] != pattern(i, static_cast<int>(k))) { ++n; break; }
+            for (std::size_t i = 0; i < e.hdr.size(); ++i)
+                if (e.hdr[i] != pattern(i, 100 + static_cast<int>(k))) { ++n; break; }
+        }
+        EXPECT_EQ(n, 0) << "corrupted headers or payloads";
+    }
+}
+
+// Thousands of AMs, sent as fast as the netmod takes them (back-pressure
+// answered with `again`), arrive complete and in order.
+TYPED_TEST(Netmod, ActiveMessagesKeepOrderUnderBackPressure) {
+    using st_t = typename TypeParam::request_state;
+    constexpr int count = 20000;
+    if (this->me_ == 0) {
+        std::vector<st_t> states(count);
+        std::vector<uint32_t> seq(count);
+        std::iota(seq.begin(), seq.end(), 0u);
+        int pending = 0;
+        for (int i = 0; i < count; ++i) {
+            const nm::iov iov{&seq[i], sizeof(uint32_t)};
+            // every 7th message is larger than any inject size: tracked completion
+            static std::vector<std::byte> big(8192);
+            const nm::iov biov{big.data(), big.size()};
+            const status s = this->send_am(20, &seq[i], sizeof(uint32_t), i % 7 ? &iov : &biov, 1, &states[i]);
+            ASSERT_TRUE(s == status::ok || s == status::in_progress) << to_string(s);
+            pending += s == status::in_progress;
+        }
+        ASSERT_TRUE(this->until([&] { return static_cast<int>(rec().sends_done.size()) == pending; }));
+    } else {
+        ASSERT_TRUE(this->until([&] { return rec().ams.size() == count; }));
+        for (int i = 0; i < count; ++i) {
+            uint32_t v;
+            std::memcpy(&v, rec().ams[i].hdr.data(), sizeof v);
+            ASSERT_EQ(v, static_cast<uint32_t>(i)) << "active messages out of order";
+        }
+    }
+}
+
+TYPED_TEST(Netmod, ActiveMessagePayloadIov) {
+    if constexpr (!TypeParam::caps.am_payload_iov) {
+        GTEST_SKIP() << TypeParam::name << " does not declare am_payload_iov";
+    } else {
+        typename TypeParam::request_state st;
+        std::vector<std::byte> a(100), b(5000), c(7);
+        for (std::size_t i = 0; i < a.size(); ++i) a[i] = pattern(i, 1);
+        for (std::size_t i = 0; i < b.size(); ++i) b[i] = pattern(i, 2);
+        for (std::size_t i = 0; i < c.size(); ++i) c[i] = pattern(i, 3);
+        if (this->me_ == 0) {
+            const nm::iov iov[3] = {{a.data(), a.size()}, {b.data(), b.size()}, {c.data(), c.size()}};
+            const int n = static_cast<int>(std::min<std::size_t>(3, TypeParam::caps.iov_limit));
+            const status s = this->send_am(30, nullptr, 0, iov, n, &st);
+            ASSERT_TRUE(s == status::ok || s == status::in_progress);
+            if (s == status::in_progress) ASSERT_TRUE(this->until([&] { return conformance::send_done(&st); }));
+        } else {
+            ASSERT_TRUE(this->until([&] { return rec().ams.size() == 1; }));
+            std::vector<std::byte> want(a);
+            want.insert(want.end(), b.begin(), b.end());
+            if (TypeParam::caps.iov_limit >= 3) want.insert(want.end(), c.begin(), c.end());
+            EXPECT_EQ(rec().ams[0].payload, want);
+        }
+    }
+}
+
+// ---- native tagged messaging ------------------------------------------
+
+#define REQUIRE_TAGGED()                                                              \
+    if constexpr (!TypeParam::caps.native_tagged) {                                    \
+        GTEST_SKIP() << TypeParam::name << " does not declare native_tagged (the device " \
+                        "matches over active messages)";                               \
+    } else if (!this->nm_->tagged_usable()) {                                          \
+        GTEST_SKIP() << TypeParam::name << " declines native tagged messaging with "    \
+                     << "provider " << this->nm_->provider();                         \
+    } else
+
+TYPED_TEST(Netmod, TaggedSendRecvWithWildcardsAndOrder) {
+    REQUIRE_TAGGED() {
+        using st_t = typename TypeParam::request_state;
+        constexpr int count = 300;
+        std::vector<st_t> st(count);
+        std::vector<int> vals(count);
+        if (this->me_ == 0) {
+            for (int i = 0; i < count; ++i) {
+                vals[i] = i;
+                const status s = this->nm_->isend(1, nm::match{4, 0, 7 + i % 3}, &vals[i], sizeof(int),
+                                                  nm::send_default, &st[i]);
+                ASSERT_TRUE(s == status::ok || s == status::in_progress);
+            }
+            this->drain();
+        } else {
+            // exact, any-tag and any-source receives: each sees its messages in order
+            for (int i = 0; i < count; ++i) {
+                const nm::match m{4, i % 2 ? nm::any : 0, i % 3 == 0 ? nm::any : 7 + i % 3};
+                vals[i] = -1;
+                ASSERT_EQ(this->nm_->irecv(i % 2 ? nm::any : 0, m, &vals[i], sizeof(int), &st[i]),
+                          status::in_progress);
+            }
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == count; }));
+            for (int i = 0; i < count; ++i) {
+                EXPECT_EQ(vals[i], i) << "receive " << i;
+                const auto& info = rec().recv_infos[conformance::recv_done_index(&st[i])];
+                EXPECT_EQ(info.rank, 0);
+                EXPECT_EQ(info.tag, 7 + i % 3);
+                EXPECT_EQ(info.bytes, sizeof(int));
+            }
+        }
+    }
+}
+
+TYPED_TEST(Netmod, TaggedTruncationLeavesPeerUsable) {
+    REQUIRE_TAGGED() {
+        typename TypeParam::request_state st1, st2;
+        char big[100] = {1}, small[10];
+        int after = 0;
+        if (this->me_ == 0) {
+            ASSERT_NE(this->nm_->isend(1, nm::match{5, 0, 1}, big, sizeof big, 0, &st1), status::io);
+            after = 42;
+            ASSERT_NE(this->nm_->isend(1, nm::match{5, 0, 2}, &after, sizeof after, 0, &st2), status::io);
+            this->drain();
+        } else {
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{5, 0, 1}, small, sizeof small, &st1), status::in_progress);
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == 1; }));
+            EXPECT_TRUE(rec().recv_infos[0].truncated);
+            EXPECT_EQ(rec().recv_results[0], status::truncated);
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{5, 0, 2}, &after, sizeof after, &st2), status::in_progress);
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == 2; }));
+            EXPECT_EQ(after, 42) << "the connection did not survive the truncation";
+        }
+    }
+}
+
+TYPED_TEST(Netmod, TaggedSyncSendWaitsForMatch) {
+    REQUIRE_TAGGED() {
+        typename TypeParam::request_state st, go_st;
+        int v = 5, go = 0;
+        if (this->me_ == 0) {
+            const status s = this->nm_->isend(1, nm::match{6, 0, 3}, &v, sizeof v, nm::send_sync, &st);
+            ASSERT_EQ(s, status::in_progress);
+            for (int i = 0; i < 100000; ++i) this->nm_->progress();
+            EXPECT_FALSE(conformance::send_done(&st)) << "synchronous send completed before the match";
+            go = 1;  // now let the receiver post
+            ASSERT_NE(this->nm_->isend(1, nm::match{6, 0, 4}, &go, sizeof go, 0, &go_st), status::io);
+            ASSERT_TRUE(this->until([&] { return conformance::send_done(&st); }));
+        } else {
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{6, 0, 4}, &go, sizeof go, &go_st), status::in_progress);
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == 1; }));
+            v = 0;
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{6, 0, 3}, &v, sizeof v, &st), status::in_progress);
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == 2; }));
+            EXPECT_EQ(v, 5);
+        }
+    }
+}
+
+TYPED_TEST(Netmod, TaggedProbeAndCancel) {
+    REQUIRE_TAGGED() {
+        typename TypeParam::request_state st, st2;
+        int v = 9;
+        if (this->me_ == 0) {
+            ASSERT_NE(this->nm_->isend(1, nm::match{7, 0, 11}, &v, sizeof v, 0, &st), status::io);
+            this->drain();
+        } else {
+            nm::recv_info info{};
+            EXPECT_FALSE(this->nm_->iprobe(nm::any, nm::match{7, nm::any, 12}, info));
+            ASSERT_TRUE(this->until([&] { return this->nm_->iprobe(nm::any, nm::match{7, nm::any, nm::any}, info); }));
+            EXPECT_EQ(info.rank, 0);
+            EXPECT_EQ(info.tag, 11);
+            EXPECT_EQ(info.bytes, sizeof v);
+            // a receive nobody will match is cancelled
+            int never = 0;
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{7, 0, 99}, &never, sizeof never, &st2), status::in_progress);
+            EXPECT_TRUE(this->nm_->cancel_recv(&st2));
+            // the probed message is still there
+            v = 0;
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{7, 0, 11}, &v, sizeof v, &st), status::in_progress);
+            ASSERT_TRUE(this->until([&] { return conformance::recv_done_index(&st) >= 0; }));
+            EXPECT_EQ(v, 9);
+            EXPECT_LT(conformance::recv_done_index(&st2), 0) << "a cancelled receive completed";
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    (void)boot();
+    const int rc = RUN_ALL_TESTS();
+    (void)boot().barrier();
+    (void)boot().finalize();
+    return rc;
+}
