@@ -20,7 +20,7 @@ namespace {
 status send_am(request* r, deferred_op op, uint8_t handler, const void* hdr, std::size_t hlen,
                const nm::iov* payload, int niov) noexcept {
     if (!deferred_sends_empty()) return defer(r, op);
-    const status s = g_dev.nm.am_send(r->peer, handler, hdr, hlen, payload, niov, &r->nm);
+    const status s = am_send_to(r->peer, handler, hdr, hlen, payload, niov, &r->nm);
     switch (s) {
         case status::ok: request_complete(r); return status::ok;
         case status::in_progress: return status::ok;
@@ -49,9 +49,11 @@ void send_sync_ack(int peer, uint32_t sreq_id) noexcept {
     (void)send_ctrl(peer, am_sync_ack, &h, sizeof h);
 }
 
-// Receiver matched an RTS: accept min(size, capacity) bytes and ask for them.
+// Receiver matched an RTS: accept min(size, capacity) bytes and ask for
+// them, or copy them at once from a local sender that offered its buffer
+// (raddr != 0) and tell it we are done; if that read fails, fall back to CTS.
 void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_id,
-                uint64_t size) noexcept {
+                uint64_t size, uint64_t raddr) noexcept {
     r->src_rank = src_rank;
     r->tag = tag;
     std::size_t n = size;
@@ -62,6 +64,14 @@ void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_i
     }
     r->bytes = n;
     r->offset = 0;
+    if (raddr != 0 && g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) &&
+        g_dev.shm.cma_read(src_lpid, r->buf, raddr, n) == status::ok) {
+        const sync_ack_hdr done{sreq_id};
+        const status s = send_ctrl(src_lpid, am_sync_ack, &done, sizeof done);
+        if (failed(s)) request_fail(r, s);
+        request_complete(r);
+        return;
+    }
     const cts_hdr h{sreq_id, request_id(r), n};
     const status s = send_ctrl(src_lpid, am_cts, &h, sizeof h);
     if (failed(s)) request_fail(r, s);
@@ -82,13 +92,19 @@ status am_start_eager(request* r) noexcept {
 status am_start_rts(request* r) noexcept {
     const rts_hdr h{r->context, r->match_rank, r->tag, 0, request_id(r), 0, r->capacity};
     // The RTS itself carries no payload; its local completion is not awaited:
-    // the request completes when all data chunks did. Use a control message.
-    (void)h;
+    // the request completes when all data chunks did (or the single copy's
+    // SYNC_ACK came). Use a control message.
+    if (g_dev.shm.local(r->peer) && g_dev.shm.cma_send()) {
+        const rts_cma_hdr hc{h, reinterpret_cast<uintptr_t>(r->buf)};
+        return send_ctrl(r->peer, am_rts, &hc, sizeof hc);
+    }
     return send_ctrl(r->peer, am_rts, &h, sizeof h);
 }
 
 status am_isend(request* r) noexcept {
-    if (r->capacity <= g_dev.eager_max) {
+    const std::size_t eager_max =
+        g_dev.shm.local(r->peer) ? g_dev.shm.eager_max() : g_dev.eager_max;
+    if (r->capacity <= eager_max) {
         if (r->flags & rf_sync) r->cc = 2;  // local completion + SYNC_ACK
         return am_start_eager(r);
     }
@@ -97,14 +113,38 @@ status am_isend(request* r) noexcept {
     return failed(s) ? s : status::ok;
 }
 
+// ok: the chunk left at once (the caller completes it); in_progress: it
+// completes later through nm_send_done or the deferred queue.
 status am_start_data(request* child) noexcept {
+    if (!deferred_sends_empty()) {
+        (void)defer(child, dop_am_data);
+        return status::in_progress;
+    }
     request* p = child->parent;
     const data_hdr h{p->remote_id, 0, child->offset};
     const nm::iov iov{static_cast<std::byte*>(p->buf) + child->offset, child->capacity};
-    return send_am(child, dop_am_data, am_data, &h, sizeof h, &iov, 1);
+    const status s = am_send_to(child->peer, am_data, &h, sizeof h, &iov, 1, &child->nm);
+    if (s == status::again) {
+        (void)defer(child, dop_am_data);
+        return status::in_progress;
+    }
+    return s;
+}
+
+void rndv_chunk_done(request* child, status result) noexcept {
+    request* p = child->parent;
+    if (result != status::ok) request_fail(child, result);
+    --p->inflight;
+    // While chunks remain to be issued p holds a token, so it outlives the
+    // completion below.
+    const bool more = p->offset < p->bytes;
+    request_complete(child);  // completes p's chunk token too
+    if (more) rndv_pump(p);
 }
 
 void rndv_pump(request* p) noexcept {
+    const bool shm = g_dev.shm.local(p->peer);
+    const std::size_t chunk = shm ? g_dev.shm.chunk() : g_dev.rndv_chunk;
     while (p->offset < p->bytes && p->inflight < g_dev.rndv_window) {
         request* child = request_alloc(req_kind::internal, 1);
         if (!child) {
@@ -115,7 +155,7 @@ void rndv_pump(request* p) noexcept {
             }
             return;
         }
-        const std::size_t len = std::min(g_dev.rndv_chunk, p->bytes - p->offset);
+        const std::size_t len = std::min(chunk, p->bytes - p->offset);
         child->parent = p;
         child->peer = p->peer;
         child->offset = p->offset;
@@ -126,8 +166,9 @@ void rndv_pump(request* p) noexcept {
         ++p->cc;
         const bool last = p->offset == p->bytes;
         const status s = am_start_data(child);
-        if (failed(s)) {
-            request_fail(child, s);
+        if (s != status::in_progress) {  // done (shm copied it) or failed: no callback follows
+            --p->inflight;
+            if (s != status::ok) request_fail(child, s);
             request_complete(child);
         }
         if (last) {
@@ -163,7 +204,7 @@ status am_irecv(request* r) noexcept {
         return status::ok;
     }
     if (m->rts) {
-        accept_rts(r, m->src_lpid, m->src_rank, m->tag, m->sreq_id, m->size);
+        accept_rts(r, m->src_lpid, m->src_rank, m->tag, m->sreq_id, m->size, m->raddr);
     } else {
         if (m->flags & amf_sync) send_sync_ack(m->src_lpid, m->sreq_id);
         deliver_eager(r, m->src_rank, m->tag, m->data, m->size);
@@ -208,9 +249,9 @@ void am_on_eager(int src, const eager_hdr& h, const void* payload, std::size_t l
     queues().add_unexpected(m);
 }
 
-void am_on_rts(int src, const rts_hdr& h) noexcept {
+void am_on_rts(int src, const rts_hdr& h, uint64_t raddr) noexcept {
     if (request* r = queues().take_posted(h.context, h.src_rank, h.tag)) {
-        accept_rts(r, src, h.src_rank, h.tag, h.sreq_id, h.size);
+        accept_rts(r, src, h.src_rank, h.tag, h.sreq_id, h.size, raddr);
         return;
     }
     unexpected_msg* m = new_unexpected(src, h.context, h.src_rank, h.tag);
@@ -218,6 +259,7 @@ void am_on_rts(int src, const rts_hdr& h) noexcept {
     m->flags = h.flags;
     m->sreq_id = h.sreq_id;
     m->size = h.size;
+    m->raddr = raddr;
     queues().add_unexpected(m);
 }
 

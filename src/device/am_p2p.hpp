@@ -4,14 +4,37 @@
 //   eager       one AM with the payload; unexpected ones are buffered
 //   rendezvous  RTS -> (match) -> CTS -> DATA chunks, a window in flight;
 //               data lands straight in the user's buffer
+//   single copy (shm peers with CMA) the RTS also carries the sender's buffer
+//               address; the receiver reads it with process_vm_readv and
+//               answers SYNC_ACK ("done"), or CTS when it cannot read it
 //   Ssend       eager + SYNC_ACK when matched (rendezvous is synchronous)
+// Every AM goes through am_send_to(): shm when the peer is local, else the
+// netmod. Eager limit and chunk size are the transport's.
 #pragma once
 #include <cstddef>
 
 #include "device/am.hpp"
+#include "device/device.hpp"
 #include "device/request.hpp"
 
 namespace ch4lite::dev {
+
+// An RTS that offers a single copy: the sender's buffer address follows the
+// usual header (told apart by the header length).
+struct rts_cma_hdr {
+    rts_hdr rts;
+    uint64_t addr;
+};
+
+// One AM to world rank `peer`: through shm when the locality bit says so
+// (never in_progress there), else through the netmod (`st` may be null for
+// injected control messages).
+inline status am_send_to(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
+                         const nm::iov* payload, int niov,
+                         active_netmod::request_state* st) noexcept {
+    if (g_dev.shm.local(peer)) return g_dev.shm.am_send(peer, handler, hdr, hlen, payload, niov);
+    return g_dev.nm.am_send(peer, handler, hdr, hlen, payload, niov, st);
+}
 
 status am_isend(request* r) noexcept;   // r: send request, fields set
 status am_irecv(request* r) noexcept;   // r: receive request, fields set
@@ -26,10 +49,13 @@ status am_start_rts(request* r) noexcept;
 status am_start_data(request* child) noexcept;
 // Rendezvous sender: send more chunks while the window allows.
 void rndv_pump(request* sreq) noexcept;
+// A data chunk (child of a rendezvous send) left, however it was sent.
+void rndv_chunk_done(request* child, status result) noexcept;
 
 // Handlers (called from dev::am_dispatch).
 void am_on_eager(int src, const eager_hdr& h, const void* payload, std::size_t len) noexcept;
-void am_on_rts(int src, const rts_hdr& h) noexcept;
+// raddr: the sender's buffer for a single copy, 0 for a plain RTS.
+void am_on_rts(int src, const rts_hdr& h, uint64_t raddr) noexcept;
 void am_on_cts(const cts_hdr& h) noexcept;
 void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcept;
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept;

@@ -40,18 +40,17 @@ status reissue(request* r) noexcept {
             const eager_hdr h{r->context, r->match_rank, r->tag,
                               (r->flags & rf_sync) ? amf_sync : 0u, request_id(r)};
             const nm::iov iov{r->buf, r->capacity};
-            return g_dev.nm.am_send(r->peer, am_eager, &h, sizeof h, &iov, r->capacity ? 1 : 0,
-                                    &r->nm);
+            return am_send_to(r->peer, am_eager, &h, sizeof h, &iov, r->capacity ? 1 : 0, &r->nm);
         }
         case dop_am_data: {
             request* p = r->parent;
             const data_hdr h{p->remote_id, 0, r->offset};
             const nm::iov iov{static_cast<std::byte*>(p->buf) + r->offset, r->capacity};
-            return g_dev.nm.am_send(r->peer, am_data, &h, sizeof h, &iov, 1, &r->nm);
+            return am_send_to(r->peer, am_data, &h, sizeof h, &iov, 1, &r->nm);
         }
         case dop_am_ctrl:
-            return g_dev.nm.am_send(r->peer, r->ctrl_handler, r->ctrl_hdr, r->ctrl_len, nullptr,
-                                    0, &r->nm);
+            return am_send_to(r->peer, r->ctrl_handler, r->ctrl_hdr, r->ctrl_len, nullptr, 0,
+                              &r->nm);
         default: return status::intern;
     }
 }
@@ -77,10 +76,11 @@ int drain(util::ilist<request, &request::qlink>& q) noexcept {
         q.remove(r);
         r->flags &= static_cast<uint8_t>(~rf_queued);
         ++n;
-        if (s == status::ok) {
-            request_complete(r);
-        } else if (s != status::in_progress) {
-            request_fail(r, s);
+        if (s == status::in_progress) continue;  // the transport calls back
+        if (r->deferred_op == dop_am_data) {
+            rndv_chunk_done(r, s);  // window bookkeeping, may issue more chunks
+        } else {
+            if (s != status::ok) request_fail(r, s);
             request_complete(r);
         }
     }
@@ -91,8 +91,9 @@ int drain(util::ilist<request, &request::qlink>& q) noexcept {
 int deferred_progress() noexcept { return drain(g_deferred_send) + drain(g_deferred_recv); }
 
 status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept {
+    if (hlen > sizeof(request::ctrl_hdr)) return status::invalid;
     if (deferred_sends_empty()) {
-        const status s = g_dev.nm.am_send(peer, handler, hdr, hlen, nullptr, 0, nullptr);
+        const status s = am_send_to(peer, handler, hdr, hlen, nullptr, 0, nullptr);
         if (s != status::again) return s == status::in_progress ? status::ok : s;
     }
     request* r = request_alloc(req_kind::internal, 1);

@@ -23,8 +23,8 @@ enum deferred_op : uint8_t {
 // Queues r with `op`; returns status::in_progress (the operation started).
 status defer(request* r, deferred_op op) noexcept;
 
-// A control message (header only, <= 32 bytes) sent without a request when
-// the netmod can inject it, else queued on an internal request.
+// A control message (header only, <= 40 bytes) sent without a request when
+// the transport can take it at once, else queued on an internal request.
 status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept;
 
 }  // namespace ch4lite::dev

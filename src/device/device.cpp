@@ -77,6 +77,16 @@ void init_protocol_limits() {
         std::clamp<int64_t>(util::env_int("CH4LITE_RNDV_WINDOW", 8), 1, 1024));
 }
 
+// Who matches point-to-point messages (device_state::device_matching). The
+// decision must be the same on every rank: it depends only on CH4LITE_SHM
+// (one value per job) and the node map, never on whether this node's
+// segment came up (without it, local peers go through netmod AMs).
+void init_p2p_mode() {
+    const bool shared_nodes = g_dev.boot.num_nodes() < g_dev.world_size;
+    g_dev.device_matching = !native_tagged || (shm::transport::enabled() && shared_nodes);
+    g_dev.nm_quiet = g_dev.device_matching && g_dev.shm.local_ranks() == g_dev.world_size;
+}
+
 }  // namespace
 
 status init(int required, int& provided, std::string& error) {
@@ -96,6 +106,9 @@ status init(int required, int& provided, std::string& error) {
     }
     init_protocol_limits();
     comms_init(g_dev.world_rank, g_dev.world_size);
+    s = g_dev.shm.init(g_dev.boot, error);
+    if (s != status::ok) return s;
+    init_p2p_mode();
     s = g_dev.nm.init(g_dev.boot);
     if (s != status::ok) {
         error = std::string("netmod '") + active_netmod::name + "' failed to initialize (" +
@@ -118,6 +131,8 @@ status finalize() {
     status s = g_dev.boot.barrier();
     const status n = g_dev.nm.finalize();
     if (s == status::ok) s = n;
+    const status m = g_dev.shm.finalize();
+    if (s == status::ok) s = m;
     queues().clear();
     comms_finalize();
     const status b = g_dev.boot.finalize();
@@ -130,13 +145,17 @@ void abort_job(int code, const char* message) noexcept { g_dev.boot.abort(code, 
 
 std::string library_version() {
     char buf[512];
+    // "<x> path" names the library build (tests check it); when a native
+    // build matches in the device at run time (shm on), it says so too.
+    const bool dm = native_tagged && g_dev.initialized && g_dev.device_matching;
     std::snprintf(buf, sizeof buf,
-                  "ch4lite %s (MPI %d.%d standard ABI; netmod %s, provider %s, %s path; shm %s; "
+                  "ch4lite %s (MPI %d.%d standard ABI; netmod %s, provider %s, %s path%s; shm %s; "
                   "launcher %s)",
                   CH4LITE_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, active_netmod::name,
                   g_dev.initialized || g_dev.nm.provider()[0] ? g_dev.nm.provider() : "none",
-                  native_tagged ? "native tagged" : "active-message", "off",
-                  g_dev.boot.launcher());
+                  native_tagged ? "native tagged" : "active-message",
+                  dm ? ", point-to-point matched in the device" : "",
+                  g_dev.shm.describe().c_str(), g_dev.boot.launcher());
     return buf;
 }
 

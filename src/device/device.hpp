@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: MIT
-// Process-wide device state: the netmod instance, the bootstrap, world
-// facts, and init/finalize. One instance per process (MPI_THREAD_SERIALIZED
+// Process-wide device state: the netmod and shm instances, the bootstrap,
+// world facts, and init/finalize. One instance per process (MPI_THREAD_SERIALIZED
 // at most: no locks).
 #pragma once
 #include <string>
 
 #include "active_netmod.hpp"
 #include "device/bootstrap.hpp"
+#include "shm/shm.hpp"
 #include "util/status.hpp"
 
 namespace ch4lite::dev {
 
 struct device_state {
     active_netmod nm;
+    shm::transport shm;  // local peers (shm.local(peer)); docs/shm.md
     bootstrap boot;
     int world_rank = 0;
     int world_size = 1;
@@ -25,6 +27,16 @@ struct device_state {
     std::size_t eager_max = 0;     // AM path: largest eager payload
     std::size_t rndv_chunk = 0;    // AM path: rendezvous chunk size
     std::size_t rndv_window = 0;   // AM path: chunks in flight per message
+    // Point-to-point is matched by the device (AM path) instead of the
+    // netmod. Always so without native tagged messaging; with it, whenever
+    // shm is on and some node holds several ranks, so that one matching
+    // engine sees shm and netmod senders alike (MPI_ANY_SOURCE, probes;
+    // docs/shm.md). The same on every rank; fixed at init.
+    bool device_matching = true;
+    // The netmod carries nothing (every peer is local): progress polls it
+    // only now and then (its idle poll may be a system call).
+    bool nm_quiet = false;
+    unsigned nm_tick = 0;
 };
 
 extern device_state g_dev;
@@ -43,7 +55,8 @@ inline constexpr int tag_ub = 0xffffff;
 // Whether this build matches point-to-point in the netmod.
 inline constexpr bool native_tagged = active_netmod::caps.native_tagged && !CH4LITE_FORCE_AM;
 
-// "ch4lite 0.1.0 (netmod ofi, provider tcp;ofi_rxm, tagged path, shm on)" etc.
+// "ch4lite 0.1.0 (...; netmod ofi, provider tcp;ofi_rxm, native tagged path;
+// shm on (4 local ranks, cma); ...)" etc.
 std::string library_version();
 
 }  // namespace ch4lite::dev

@@ -33,6 +33,7 @@ struct unexpected_msg : util::pool_object {
     uint32_t flags = 0;
     uint32_t sreq_id = 0;
     std::size_t size = 0;   // message bytes
+    uint64_t raddr = 0;     // rts: sender's buffer offered for a single copy (shm)
     std::byte* data = nullptr;  // eager payload: inline_data or heap
     std::byte inline_data[inline_bytes];
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Device point-to-point entry points called by src/api. Inline: with a
 // native-tagged netmod an MPI_Isend is request_alloc + nm.isend, no indirect
-// call anywhere; otherwise the device matches on top of active messages.
+// call anywhere; otherwise (or when g_dev.device_matching: shm on, see
+// device.hpp) the device matches on top of active messages, which go to
+// shm or the netmod by the destination's locality bit.
 #pragma once
 #include <cstddef>
 
@@ -44,13 +46,14 @@ inline status isend_on(uint32_t ctx, const void* buf, std::size_t bytes, comm& c
     if (sync) r->flags |= rf_sync;
     out = r;
     if constexpr (native_tagged) {
-        if (!deferred_sends_empty()) return defer(r, dop_native_isend);
-        const status s = g_dev.nm.isend(r->peer, nm::match{r->context, c.rank, tag}, buf, bytes,
-                                        sync ? nm::send_sync : nm::send_default, &r->nm);
-        return start_result(r, s, dop_native_isend);
-    } else {
-        return am_isend(r);
+        if (!g_dev.device_matching) {
+            if (!deferred_sends_empty()) return defer(r, dop_native_isend);
+            const status s = g_dev.nm.isend(r->peer, nm::match{r->context, c.rank, tag}, buf,
+                                            bytes, sync ? nm::send_sync : nm::send_default, &r->nm);
+            return start_result(r, s, dop_native_isend);
+        }
     }
+    return am_isend(r);
 }
 
 inline status irecv_on(uint32_t ctx, void* buf, std::size_t bytes, comm& c, int rank, int tag,
@@ -66,15 +69,16 @@ inline status irecv_on(uint32_t ctx, void* buf, std::size_t bytes, comm& c, int 
     r->context = ctx;
     out = r;
     if constexpr (native_tagged) {
-        if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
-        const status s = g_dev.nm.irecv(r->peer < 0 ? nm::any : r->peer,
-                                        nm::match{r->context, rank < 0 ? nm::any : rank,
-                                                  tag < 0 ? nm::any : tag},
-                                        buf, bytes, &r->nm);
-        return start_result(r, s, dop_native_irecv);
-    } else {
-        return am_irecv(r);
+        if (!g_dev.device_matching) {
+            if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
+            const status s = g_dev.nm.irecv(r->peer < 0 ? nm::any : r->peer,
+                                            nm::match{r->context, rank < 0 ? nm::any : rank,
+                                                      tag < 0 ? nm::any : tag},
+                                            buf, bytes, &r->nm);
+            return start_result(r, s, dop_native_irecv);
+        }
     }
+    return am_irecv(r);
 }
 
 inline status isend(const void* buf, std::size_t bytes, comm& c, int rank, int tag, bool sync,
@@ -90,21 +94,22 @@ inline status irecv(void* buf, std::size_t bytes, comm& c, int rank, int tag,
 inline bool iprobe(comm& c, int rank, int tag, int& src_rank, int& src_tag,
                    std::size_t& bytes) noexcept {
     if constexpr (native_tagged) {
-        nm::recv_info info{};
-        const int peer = rank == MPI_ANY_SOURCE ? nm::any : c.lpid(rank);
-        const bool found = g_dev.nm.iprobe(
-            peer, nm::match{c.ctx_p2p(), rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag},
-            info);
-        if (found) {
-            src_rank = info.rank;
-            src_tag = info.tag;
-            bytes = info.bytes;
+        if (!g_dev.device_matching) {
+            nm::recv_info info{};
+            const int peer = rank == MPI_ANY_SOURCE ? nm::any : c.lpid(rank);
+            const bool found = g_dev.nm.iprobe(
+                peer, nm::match{c.ctx_p2p(), rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag},
+                info);
+            if (found) {
+                src_rank = info.rank;
+                src_tag = info.tag;
+                bytes = info.bytes;
+            }
+            return found;
         }
-        return found;
-    } else {
-        progress();
-        return am_iprobe(c.ctx_p2p(), rank, tag, src_rank, src_tag, bytes);
     }
+    progress();
+    return am_iprobe(c.ctx_p2p(), rank, tag, src_rank, src_tag, bytes);
 }
 
 // Cancels a pending receive; true if it was cancelled (it then completes

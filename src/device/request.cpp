@@ -20,13 +20,14 @@ bool cancel_recv(request* r) noexcept {
     if (r->kind != req_kind::recv || r->cc == 0) return false;
     if (r->flags & rf_queued) return false;  // not yet posted; completes normally
     if constexpr (native_tagged) {
-        if (!g_dev.nm.cancel_recv(&r->nm)) return false;
-        r->cancelled = true;
-        request_complete(r);
-        return true;
-    } else {
-        return am_cancel_recv(r);
+        if (!g_dev.device_matching) {
+            if (!g_dev.nm.cancel_recv(&r->nm)) return false;
+            r->cancelled = true;
+            request_complete(r);
+            return true;
+        }
     }
+    return am_cancel_recv(r);
 }
 
 }  // namespace ch4lite::dev

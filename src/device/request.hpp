@@ -69,7 +69,7 @@ struct request : util::pool_object {
     uint8_t deferred_op = 0;    // what to retry when queued (device/deferred.hpp)
     uint8_t ctrl_handler = 0;   // deferred control message: handler and header
     uint8_t ctrl_len = 0;
-    alignas(8) std::byte ctrl_hdr[32];
+    alignas(8) std::byte ctrl_hdr[40];  // largest: rts_cma_hdr
 
     // ---- netmod per-operation state (sized at compile time, STYLE.md #4)
     active_netmod::request_state nm;

@@ -39,17 +39,12 @@ request* owner_of(nm_state* st) noexcept {
 template <>
 void nm_send_done<nm_state>(nm_state* st, status result) noexcept {
     request* r = owner_of(st);
-    if (result != status::ok) request_fail(r, result);
     request* p = r->parent;
     if (p && (p->flags & rf_rndv)) {
-        --p->inflight;
-        // While chunks remain to be issued p holds a token, so it outlives
-        // the completion below.
-        const bool more = p->offset < p->bytes;
-        request_complete(r);  // completes p's chunk token too
-        if (more) rndv_pump(p);
+        rndv_chunk_done(r, result);
         return;
     }
+    if (result != status::ok) request_fail(r, result);
     request_complete(r);
 }
 
@@ -80,9 +75,14 @@ void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
             return;
         }
         case am_rts: {
-            rts_hdr h;
-            if (!load(h, hdr, hlen, src, handler)) return;
-            am_on_rts(src, h);
+            // A longer header offers the sender's buffer for a single copy.
+            rts_cma_hdr h{};
+            if (hlen >= sizeof h) {
+                __builtin_memcpy(&h, hdr, sizeof h);
+            } else if (!load(h.rts, hdr, hlen, src, handler)) {
+                return;
+            }
+            am_on_rts(src, h.rts, h.addr);
             return;
         }
         case am_cts: {

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// One direction of one pair of local ranks: a single-producer single-consumer
+// ring in the shared segment (docs/shm.md, "Rings").
+//
+//   ctrl   one 128-byte block written only by the receiver: how far it has
+//          consumed (cells and data bytes). The sender reads it only when
+//          the ring looks full, so in steady state nobody pulls it across.
+//   cells  a power-of-two array of 64-byte cells, one per message. A cell
+//          holds the AM header and, when they fit (<= 54 bytes together),
+//          the payload: the smallest messages cost one cache line (the
+//          "fast box"). `seq` is written last, with release semantics; the
+//          receiver waits for seq == position + 1, so a cell left over from
+//          the previous lap (seq == position + 1 - cells) is never taken
+//          for a new one, and the receiver never writes into cells.
+//   data   a power-of-two byte ring for payloads that do not fit in a cell.
+//          Chunks are allocated and freed in FIFO order (the receiver
+//          copies a payload out during dispatch), never straddle the end
+//          (place() skips to the start) and are 64-byte aligned. Both sides
+//          compute a chunk's position with the same place() from their own
+//          counters, so no offset travels in the cell.
+//
+// Positions are 64-bit counters that never wrap in practice. Everything here
+// is inline and free of syscalls, locks and allocation (STYLE.md #9).
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "netmod/netmod.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::shm {
+
+inline constexpr std::size_t line = 64;
+
+struct alignas(line) cell {
+    static constexpr std::size_t inline_bytes = 54;
+    uint32_t seq;   // position + 1 once the cell is filled (release store)
+    uint32_t plen;  // payload bytes
+    uint8_t handler;
+    uint8_t hlen;
+    std::byte bytes[inline_bytes];  // header, then the payload when it fits
+};
+static_assert(sizeof(cell) == line);
+
+// Written by the receiver only; 128 bytes so the adjacent-line prefetcher
+// does not pair it with the first cell.
+struct alignas(128) ring_ctrl {
+    uint64_t cells_done;  // cells consumed
+    uint64_t data_done;   // data-ring bytes released (absolute position)
+};
+
+// Where one ring lives (pointers into the mapping).
+struct ring_view {
+    ring_ctrl* ctrl = nullptr;
+    cell* cells = nullptr;
+    std::byte* data = nullptr;
+    uint32_t cell_mask = 0;   // cells - 1
+    uint64_t data_bytes = 0;  // power of two
+};
+
+inline bool fits_inline(std::size_t hlen, std::size_t plen) noexcept {
+    return hlen + plen <= cell::inline_bytes;
+}
+
+// Start of a data chunk of `len` bytes at or after absolute position `pos`:
+// chunks never straddle the end of the ring.
+inline uint64_t place(uint64_t pos, std::size_t len, uint64_t ring) noexcept {
+    const uint64_t off = pos & (ring - 1);
+    return off + len > ring ? pos + (ring - off) : pos;
+}
+inline uint64_t chunk_end(uint64_t start, std::size_t len) noexcept {
+    return (start + len + line - 1) & ~static_cast<uint64_t>(line - 1);
+}
+// Largest payload the data ring can always take once drained: with len <=
+// ring / 2, the skip place() may add still fits (docs/shm.md).
+inline std::size_t max_payload(uint64_t ring) noexcept { return static_cast<std::size_t>(ring / 2); }
+
+// ---- sender side --------------------------------------------------------
+
+struct tx_ring {
+    ring_view v;
+    uint64_t cells_sent = 0;
+    uint64_t cells_done_seen = 0;  // cached copy of v.ctrl->cells_done
+    uint64_t data_tail = 0;
+    uint64_t data_done_seen = 0;   // cached copy of v.ctrl->data_done
+};
+
+inline void copy_iov(std::byte* dst, const nm::iov* payload, int niov) noexcept {
+    for (int i = 0; i < niov; ++i) {
+        std::memcpy(dst, payload[i].base, payload[i].len);
+        dst += payload[i].len;
+    }
+}
+
+// Enqueues one message (header + payload of plen bytes in niov segments).
+// ok: copied, buffers reusable; again: the ring is full (retry after the
+// receiver consumed); invalid: the payload can never fit.
+inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
+                      const nm::iov* payload, int niov, std::size_t plen) noexcept {
+    if (__builtin_expect(t.cells_sent - t.cells_done_seen > t.v.cell_mask, 0)) {
+        t.cells_done_seen = std::atomic_ref(t.v.ctrl->cells_done).load(std::memory_order_acquire);
+        if (t.cells_sent - t.cells_done_seen > t.v.cell_mask) return status::again;
+    }
+    cell& c = t.v.cells[t.cells_sent & t.v.cell_mask];
+    if (__builtin_expect(fits_inline(hlen, plen), 1)) {
+        std::memcpy(c.bytes, hdr, hlen);
+        copy_iov(c.bytes + hlen, payload, niov);
+    } else {
+        if (hlen > cell::inline_bytes || plen > max_payload(t.v.data_bytes)) return status::invalid;
+        const uint64_t start = place(t.data_tail, plen, t.v.data_bytes);
+        const uint64_t end = chunk_end(start, plen);
+        if (end - t.data_done_seen > t.v.data_bytes) {
+            t.data_done_seen = std::atomic_ref(t.v.ctrl->data_done).load(std::memory_order_acquire);
+            if (end - t.data_done_seen > t.v.data_bytes) return status::again;
+        }
+        copy_iov(t.v.data + (start & (t.v.data_bytes - 1)), payload, niov);
+        std::memcpy(c.bytes, hdr, hlen);
+        t.data_tail = end;
+    }
+    c.plen = static_cast<uint32_t>(plen);
+    c.handler = handler;
+    c.hlen = static_cast<uint8_t>(hlen);
+    std::atomic_ref(c.seq).store(static_cast<uint32_t>(t.cells_sent + 1), std::memory_order_release);
+    ++t.cells_sent;
+    return status::ok;
+}
+
+// ---- receiver side ------------------------------------------------------
+
+struct rx_ring {
+    ring_view v;
+    uint64_t cells_done = 0;
+    uint64_t data_done = 0;
+};
+
+// The next filled cell, or nullptr. Touches one cache line.
+inline const cell* rx_peek(const rx_ring& x) noexcept {
+    const cell& c = x.v.cells[x.cells_done & x.v.cell_mask];
+    return std::atomic_ref(const_cast<uint32_t&>(c.seq)).load(std::memory_order_acquire) ==
+                   static_cast<uint32_t>(x.cells_done + 1)
+               ? &c
+               : nullptr;
+}
+
+// The payload of the peeked cell c; *data_end receives where the receiver's
+// data counter moves once the message is consumed.
+inline const std::byte* rx_payload(const rx_ring& x, const cell& c, uint64_t& data_end) noexcept {
+    if (fits_inline(c.hlen, c.plen)) {
+        data_end = x.data_done;
+        return c.bytes + c.hlen;
+    }
+    const uint64_t start = place(x.data_done, c.plen, x.v.data_bytes);
+    data_end = chunk_end(start, c.plen);
+    return x.v.data + (start & (x.v.data_bytes - 1));
+}
+
+// Releases the peeked cell (and its data chunk) to the sender. Release
+// order: our reads of the payload happen before the sender may reuse it.
+inline void rx_pop(rx_ring& x, uint64_t data_end) noexcept {
+    ++x.cells_done;
+    if (data_end != x.data_done) {
+        x.data_done = data_end;
+        std::atomic_ref(x.v.ctrl->data_done).store(data_end, std::memory_order_release);
+    }
+    std::atomic_ref(x.v.ctrl->cells_done).store(x.cells_done, std::memory_order_release);
+}
+
+}  // namespace ch4lite::shm

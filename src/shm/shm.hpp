@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// THE shared-memory contract: everything the device knows about shm
+// (docs/shm.md). Like the netmod it is a concrete class the device holds by
+// value and calls inline: no virtual call, no function pointer.
+//
+//   init(bootstrap&)   finds the ranks of this node, creates (one rank) or
+//                      attaches (the others) the node's segment, unlinks it
+//                      once all attached, probes cross-memory attach.
+//                      Collective over the job when shm is enabled.
+//   finalize()         unmaps.
+//   local(peer)        THE locality bit: world rank `peer` is reached through
+//                      shm (same node, segment attached; includes ourselves)
+//   am_send(...)       one active message to a local peer, copied into the
+//                      ring before it returns: ok (buffers reusable), again
+//                      (ring full: the device defers and retries after
+//                      progress) or invalid (payload above am_payload_max).
+//                      Per-pair FIFO, like the netmod's am_ordered.
+//   progress()         delivers arrived messages to dev::am_dispatch, in
+//                      order per sender; returns how many.
+//   eager_max(), chunk(), cma_send(), cma_ok(peer), cma_read(...)
+//                      what the device's protocols need for large messages:
+//                      eager limit, pipelined chunk size, whether senders
+//                      offer their buffer for a single copy, whether we can
+//                      read a peer's memory, and the single copy itself.
+#pragma once
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "netmod/netmod.hpp"
+#include "shm/cma.hpp"
+#include "shm/ring.hpp"
+#include "shm/segment.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::dev {
+class bootstrap;
+}
+
+namespace ch4lite::shm {
+
+class transport {
+  public:
+    status init(dev::bootstrap& bs, std::string& error);
+    status finalize();
+
+    // Enabled by CH4LITE_SHM (default on); the same on every rank.
+    static bool enabled() noexcept;
+    // This rank has local peers reached through a segment.
+    bool active() const noexcept { return nlocal_ > 1; }
+    int local_ranks() const noexcept { return static_cast<int>(nlocal_); }
+    bool local(int peer) const noexcept { return local_idx_[static_cast<std::size_t>(peer)] >= 0; }
+
+    status am_send(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
+                   const nm::iov* payload, int niov) noexcept {
+        std::size_t plen = 0;
+        for (int i = 0; i < niov; ++i) plen += payload[i].len;
+        return tx_send(tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])],
+                       handler, hdr, hlen, payload, niov, plen);
+    }
+
+    int progress() noexcept {
+        int n = 0;
+        for (uint32_t i = 0; i < nlocal_; ++i)
+            if (rx_peek(rx_[i])) n += drain(i);
+        return n;
+    }
+
+    std::size_t eager_max() const noexcept { return eager_max_; }
+    std::size_t chunk() const noexcept { return chunk_; }
+    std::size_t am_payload_max() const noexcept { return payload_max_; }
+    bool cma_send() const noexcept { return cma_send_; }
+    bool cma_ok(int peer) const noexcept {
+        return cma_ok_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])] != 0;
+    }
+    status cma_read(int peer, void* dst, uint64_t src, std::size_t n) const noexcept;
+
+    // One line for the library version and -v: "on (4 local ranks, cma)" etc.
+    std::string describe() const;
+
+  private:
+    int drain(uint32_t i) noexcept;  // out of line: dispatch what ring i holds
+    status create_or_attach(dev::bootstrap& bs, const std::vector<int>& locals,
+                            std::string& error);
+    void setup_rings();
+    void probe_cma();
+
+    uint32_t nlocal_ = 0;  // ranks on this node sharing the segment (0/1: inactive)
+    uint32_t me_ = 0;      // my local index
+    int world_rank_ = 0;
+    bool inited_ = false;
+    bool draining_ = false;
+    bool cma_send_ = false;
+    std::size_t eager_max_ = 0, chunk_ = 0, payload_max_ = 0;
+    std::vector<int32_t> local_idx_;   // world rank -> local index, -1 = not local
+    std::vector<int> world_of_;        // local index -> world rank
+    std::vector<pid_t> pid_of_;        // local index -> pid
+    std::vector<uint8_t> cma_ok_;      // local index -> we can read its memory
+    std::vector<tx_ring> tx_;          // local index -> ring we write to it
+    std::vector<rx_ring> rx_;          // local index -> ring it writes to us
+    segment seg_;
+    uint64_t cookie_ = 0;
+    uint64_t probe_word_ = 0;          // peers read it through CMA at init
+    std::string note_;                 // why shm is off on this node, if it is
+};
+
+}  // namespace ch4lite::shm
