@@ -4,7 +4,8 @@
 # configuration in one run, then print one table per benchmark table.
 #   sh bench/run.sh <builddir>
 # Knobs (environment):
-#   BENCH_FILTER=<regex>   only benchmarks whose name matches (grep -E)
+#   BENCH_FILTER=<regex>   only benchmarks whose "<area>/<name>" matches
+#                          (grep -E), e.g. p2p, dame/, latency
 #   BENCH_QUICK=1          short measurements, one round (smoke test)
 #   BENCH_ROUNDS=<n>       rounds; each runs every (benchmark, configuration)
 #                          once, interleaved; a value is the median over rounds
@@ -17,11 +18,13 @@
 #   BENCH_STRICT=1         exit 1 when a goal is missed (default: never fail)
 #   BENCH_WAIT_IDLE=<s>    before each program run, wait up to <s> seconds
 #                          (default 30, quick 0; 0: never) for the CPUs to be idle
-#                          (< BENCH_IDLE_PCT, default 30% busy); the busy share
-#                          before each run is shown, and noted when high
+#                          (< BENCH_IDLE_PCT, default 30% busy)
+#   BENCH_NICE=<n>         run the programs under nice -n <n> (e.g. -5, as root,
+#                          on a shared machine; others lose CPU meanwhile)
 #   BENCH_RETRIES=<n>      repeat a run during which other processes took more
 #                          than BENCH_IDLE_PCT of the CPUs, up to n times
-#                          (default 2, quick 0)
+#                          (default 2, quick 0); the share is shown per run and
+#                          runs that stay disturbed are noted under the tables
 # Other BENCH_* variables (BENCH_MAX_BYTES, BENCH_INNER_REPS, ...) are passed
 # to the programs. Output: stdout, <builddir>/bench-results.txt (the tables),
 # <builddir>/bench-results.tsv (every tagged line of every run) and
@@ -49,6 +52,9 @@ tmo=${BENCH_TIMEOUT:-600}
 # --foreground: stay in our process group, so Ctrl-C reaches the launcher,
 # which then ends its ranks (as it does on the TERM sent at the time limit).
 tmo_cmd="timeout --foreground -k 10 $tmo"
+# BENCH_NICE=<n>: run the programs under nice -n <n> (negative: favoured over
+# other users' processes; needs root; they then lose CPU while we measure).
+if [ -n "${BENCH_NICE:-}" ]; then tmo_cmd="nice -n $BENCH_NICE $tmo_cmd"; fi
 filter=${BENCH_FILTER:-}
 bind=${BENCH_BIND:-none}
 out="$B/bench-out"
@@ -122,7 +128,7 @@ ref_wanted() {
 genv=
 xenv=
 for kv in $(env | grep -E '^BENCH_[A-Z0-9_]+=[^[:space:]]*$' |
-            grep -vE '^BENCH_(FILTER|CONFIGS|ROUNDS|TIMEOUT|STRICT|BIND|IMPL|QUICK)='); do
+            grep -vE '^BENCH_(FILTER|CONFIGS|ROUNDS|TIMEOUT|STRICT|BIND|IMPL|QUICK|NICE|RETRIES|WAIT_IDLE|IDLE_PCT)='); do
   genv="$genv -genv ${kv%%=*} ${kv#*=}"
   xenv="$xenv -x $kv"
 done
@@ -185,8 +191,6 @@ cpu_busy() {
 }
 if [ $quick = 1 ]; then wait_idle=${BENCH_WAIT_IDLE:-0}; else wait_idle=${BENCH_WAIT_IDLE:-30}; fi
 idle_pct=${BENCH_IDLE_PCT:-30}
-busy_max=0
-others_max=0
 disturbed=
 # settle: optionally wait for a quiet machine; sets $busy.
 settle() {
@@ -197,7 +201,6 @@ settle() {
     waited=$((waited + 1))
     busy=$(cpu_busy)
   done
-  [ "$busy" -gt "$busy_max" ] && busy_max=$busy
 }
 
 # CPU accounting, to tell how much of the machine others took during a run:
@@ -243,7 +246,6 @@ run() {
       tot = ($3 - $1) / hz; busy = ($4 - $2) / hz; ours = $6 - $5
       if (tot <= 0) { print 0; exit }
       o = 100 * (busy - ours) / tot; if (o < 0) o = 0; printf "%d\n", o }')
-    [ "$others" -gt "$others_max" ] && others_max=$others
     printf '  %-12s %-12s round %s: ' "$name" "$tag" "$round" >&2
     if [ "$rc" = 0 ] && [ "$others" -ge "$idle_pct" ] && [ $attempt -le "$retries" ]; then
       echo "${secs}s, others used ${others}% of the CPUs: again" >&2
