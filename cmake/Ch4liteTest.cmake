@@ -42,12 +42,13 @@ endfunction()
 # ch4lite_mpi_test(<name> SOURCES <files> | PROGRAM <existing target>
 #                  [NP 2 3 4] [PATHS tagged am]
 #                  [SHM on off] [ARGS ...] [ENV K=V ...] [TIMEOUT s]
-#                  [WILL_FAIL] [PASS_REGEX re] [LABELS ...] [NO_HYDRA])
+#                  [WILL_FAIL] [PASS_REGEX re] [LABELS ...] [NO_HYDRA]
+#                  [RESOURCE_LOCK name])
 # Builds the program and registers mpi.<name>.np<N>.<path>.shm<on|off> tests
 # run under our mpiexec, plus hydra.<name>.np<N> under mpiexec.hydra when
 # installed (unless NO_HYDRA).
 function(ch4lite_mpi_test name)
-  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX;PROGRAM"
+  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX;PROGRAM;RESOURCE_LOCK"
     "SOURCES;NP;PATHS;SHM;ARGS;ENV;LABELS;LIBS" ${ARGN})
   if(NOT T_PROGRAM)
     set(T_PROGRAM ${name})
@@ -101,6 +102,9 @@ function(ch4lite_mpi_test name)
         endif()
         if(T_PASS_REGEX)
           set_tests_properties(${tname} PROPERTIES PASS_REGULAR_EXPRESSION "${T_PASS_REGEX}")
+        endif()
+        if(T_RESOURCE_LOCK)
+          set_tests_properties(${tname} PROPERTIES RESOURCE_LOCK ${T_RESOURCE_LOCK})
         endif()
       endforeach()
     endforeach()
