@@ -34,6 +34,9 @@ function(ch4lite_add_mpi_library target libdir netmod force_am)
   target_compile_definitions(${target} PRIVATE CH4LITE_BUILDING_LIBMPI
     CH4LITE_VERSION_STRING="${PROJECT_VERSION}"
     CH4LITE_INSTALL_PREFIX="${CMAKE_INSTALL_PREFIX}")
+  target_link_options(${target} PRIVATE
+    "LINKER:--version-script=${PROJECT_SOURCE_DIR}/src/api/libmpi.map")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/src/api/libmpi.map)
   target_link_libraries(${target} PRIVATE ch4lite_dame ch4lite_util PkgConfig::FABRIC
     PkgConfig::HWLOC Threads::Threads rt)
   # Every variant is named libmpi.so.1 so that programs built once run against

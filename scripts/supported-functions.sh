@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Prints docs/supported-functions.md from include/mpi.h: every declared
+# function, grouped by the header's section comments.
+#   scripts/supported-functions.sh > docs/supported-functions.md
+# test/abi checks that the committed page is current and that libmpi exports
+# every function mpi.h declares.
+set -eu
+hdr=${1:-$(dirname "$0")/../include/mpi.h}
+cat <<'HEAD'
+# Supported functions
+
+Generated from `include/mpi.h` by `scripts/supported-functions.sh`; the test
+`abi.supported_functions_doc` fails when this page is out of date, and
+`abi.exports` fails when libmpi lacks a function mpi.h declares. A function
+that is not listed is not implemented (and not declared). Large-count `_c`
+variants are listed beside their int forms.
+
+HEAD
+awk '
+  /^\/\* ---- / {
+    t = $0; sub(/^\/\* ---- /, "", t); sub(/ -*[ ]*\*\/.*/, "", t); sub(/ \(.*$/, "", t);
+    section = t; next
+  }
+  /^(int|double|MPI_Aint|MPI_Comm|MPI_Datatype|MPI_Errhandler|MPI_Request|MPI_Group|MPI_Op|MPI_Win|MPI_Info|MPI_Message|MPI_File|MPI_Session) +\**MPI_[A-Za-z0-9_]+\(/ {
+    name = $0; sub(/^[^M]*/, "", name); sub(/\(.*/, "", name);
+    if (!(section in seen)) { seen[section] = 1; order[++ns] = section }
+    base = name; sub(/_c$/, "", base);
+    key = section SUBSEP base;
+    if (name ~ /_c$/) { hasc[key] = 1 } else { if (!(key in have)) { list[section] = list[section] " " base; have[key] = 1 } }
+    if (name ~ /_c$/ && !(key in have)) { list[section] = list[section] " " base; have[key] = 1; conly[key] = 1 }
+  }
+  END {
+    total = 0
+    for (i = 1; i <= ns; ++i) {
+      s = order[i]; printf "## %s\n\n", toupper(substr(s, 1, 1)) substr(s, 2);
+      n = split(list[s], f, " ");
+      for (j = 1; j <= n; ++j) {
+        k = s SUBSEP f[j];
+        if (k in conly) printf "- `%s_c`\n", f[j];
+        else if (k in hasc) printf "- `%s`, `%s_c`\n", f[j], f[j];
+        else printf "- `%s`\n", f[j];
+        total++
+      }
+      printf "\n"
+    }
+    printf "%d functions (not counting `_c` forms).\n", total
+  }' "$hdr"
