@@ -82,13 +82,46 @@ bool rule_blkidx(ir_ptr& n) {
         // choice depends only on the runs of the type map (canonical).
         int64_t touching = 0;
         for (size_t i = 1; i < b.disps.size(); ++i) touching += b.disps[i] == b.disps[i - 1] + c.len;
-        if (b.count - touching < b.count - b.count / 4) {  // re-express as byte runs; idx-merge joins them
+        if (static_cast<__int128>(b.count - touching) * 4 < static_cast<__int128>(b.count) * 3) {  // re-express as byte runs; idx-merge joins them
             b.k = ir_kind::idx;
             b.stride = 1;
             b.blens.assign(b.count, c.len);
             b.kids[0] = make_leaf(1);
             return true;
         }
+    }
+    return false;
+}
+
+// An index list whose first c blocks repeat (same relative displacements and
+// lengths) n/c times is a block index of that c-block pattern: Träff's
+// repeated prefix applied to blocks of unequal length (section 6 of the paper
+// leaves INDEXED open; this keeps its TypePath part). The shortest c wins.
+bool repeat_pattern(ir_ptr& n) {
+    ir& x = *n;
+    const int64_t cnt = x.count;
+    for (int64_t c = 2; c <= cnt / 2; ++c) {
+        if (cnt % c) continue;
+        bool rep = true;
+        for (int64_t i = c; i < cnt && rep; ++i) {
+            const int64_t base = i - i % c;
+            rep = x.blens[i] == x.blens[i % c] && x.disps[i] - x.disps[base] == x.disps[i % c] - x.disps[0];
+        }
+        if (!rep) continue;
+        auto inner = std::make_unique<ir>();
+        inner->k = ir_kind::idx;
+        inner->count = c;
+        inner->stride = x.stride;
+        inner->disps.assign(x.disps.begin(), x.disps.begin() + c);
+        inner->blens.assign(x.blens.begin(), x.blens.begin() + c);
+        inner->kids.push_back(std::move(x.kids[0]));
+        auto outer = std::make_unique<ir>();
+        outer->k = ir_kind::blkidx;
+        outer->count = cnt / c;
+        for (int64_t k = 0; k < cnt; k += c) outer->disps.push_back(x.disps[k]);
+        outer->kids.push_back(std::move(inner));
+        become(n, std::move(outer), x.disp);
+        return true;
     }
     return false;
 }
@@ -129,7 +162,8 @@ bool rule_idx(ir_ptr& n) {
         // fixed-length block index (one kernel, 4-8 bytes per block).
         int64_t g = 0, total = 0;  // total <= the type's size: no overflow
         for (int64_t b : x.blens) g = std::gcd(g, b), total += b;
-        if (total / g <= x.count + x.count / 3) {
+        // Exact ratio (no rounding), so a pattern and its repetitions decide alike.
+        if (static_cast<__int128>(total / g) * 3 <= static_cast<__int128>(x.count) * 4) {
             auto b = std::make_unique<ir>();
             b->k = ir_kind::blkidx;
             for (size_t i = 0; i < x.disps.size(); ++i)
@@ -149,6 +183,7 @@ bool rule_idx(ir_ptr& n) {
         become(n, std::move(b), x.disp);
         return true;
     }
+    if (x.count >= 4 && repeat_pattern(n)) return true;
     return changed;
 }
 

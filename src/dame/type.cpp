@@ -99,6 +99,10 @@ struct builder {
     }
     status finish(type** out) {
         if (any) t->lb_ = lb, t->ub_ = ub, t->true_lb_ = tlb, t->true_ub_ = tub;
+        // extent() and true_extent() must be representable, and so must every
+        // difference of displacements inside the type (normalization relies on it).
+        int64_t e;
+        if (__builtin_sub_overflow(ub, lb, &e) || __builtin_sub_overflow(tub, tlb, &e)) c.bad = true;
         if (c.bad) {
             delete t;
             return status::range;
@@ -195,9 +199,10 @@ status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, ty
     }
     // C struct rule: without explicit bounds, the extent is padded to the
     // largest alignment of the members (MPI 5.1.6 "epsilon").
-    if (b.any && !t->sticky_ && !b.c.bad) {
-        const int64_t ext = b.ub - b.lb, al = t->align_;
-        b.ub = b.c.add(b.lb, ((ext + al - 1) / al) * al);
+    int64_t ext = 0;
+    if (b.any && !t->sticky_ && !b.c.bad && !__builtin_sub_overflow(b.ub, b.lb, &ext)) {
+        const int64_t al = t->align_;
+        b.ub = b.c.add(b.lb, b.c.mul(b.c.add(ext, al - 1) / al, al));
     }
     return b.finish(out);
 }

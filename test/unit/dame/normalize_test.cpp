@@ -3,6 +3,7 @@
 // rules of normalize.cpp / traff.cpp do what docs/dame.md says.
 #include "helpers.hpp"
 #include "dame/traff.hpp"
+#include "oracle.hpp"
 
 using namespace dame_test;
 
@@ -152,4 +153,43 @@ TEST(DameTraff, OptimalPathPreservesSequencesOnRandomPaths) {
         for (int64_t& v : c) v += a[0];
         ASSERT_EQ(c, a);
     }
+}
+
+TEST(DameNormalize, VectorAndIndexPathsAreCanonical) {
+    // A random chain of hvector / hindexed_block levels over a block of bytes
+    // and the list of every byte it touches (an hindexed_block of MPI_BYTE)
+    // describe the same type map: they must give the same program.
+    gen g(21);
+    type* byte = predefined_type(0x247);
+    int checked = 0;
+    for (int k = 0; k < 400; ++k) {
+        type* t = nullptr;
+        ASSERT_EQ(make_contiguous(g.range(1, 12), byte, &t), status::ok);
+        const int levels = static_cast<int>(g.range(1, 3));
+        for (int l = 0; l < levels; ++l) {
+            type* next = nullptr;
+            const int64_t n = g.range(1, 5);
+            if (g.coin(50)) {
+                ASSERT_EQ(make_vector(n, 1, g.range(-3, 6) * 16 + g.range(0, 1) * 8, true, t, &next), status::ok);
+            } else {
+                std::vector<int64_t> d(n);
+                for (int64_t& x : d) x = g.range(-40, 40) * 4;
+                ASSERT_EQ(make_indexed_block(n, 1, d.data(), true, t, &next), status::ok);
+            }
+            t->release();
+            t = next;
+        }
+        type_ref a(t);
+        const std::vector<elem> map = typemap(*a.get(), 1);
+        if (map.size() > 4000) continue;
+        std::vector<int64_t> disps;
+        for (const elem& e : map) disps.push_back(e.disp);
+        type* f = nullptr;
+        ASSERT_EQ(make_indexed_block(static_cast<int64_t>(disps.size()), 1, disps.data(), true, byte, &f),
+                  status::ok);
+        type_ref b(f);
+        ASSERT_EQ(normal_form(*a.get()), normal_form(*b.get())) << "case " << k;
+        ++checked;
+    }
+    EXPECT_GT(checked, 300);
 }
