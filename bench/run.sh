@@ -253,7 +253,11 @@ run() {
     fi
     break
   done
-  [ "$others" -ge "$idle_pct" ] && disturbed="$disturbed $name/$tag/$round(${others}%)"
+  rtag=$round
+  if [ "$others" -ge "$idle_pct" ]; then
+    disturbed="$disturbed $name/$tag/$round(${others}%)"
+    rtag="$round*"
+  fi
   case $rc in
     0) echo "${secs}s, others used ${others}% of the CPUs" >&2 ;;
     77) echo "skipped" >&2
@@ -263,7 +267,7 @@ run() {
     *) echo "failed (exit $rc)" >&2
        note "$name under $tag (round $round): exit $rc; partial lines kept; see $o.err: $(grep -v '^$' "$o.err" | head -1)" ;;
   esac
-  awk -v tag="$tag" -v round="$round" -F '\t' \
+  awk -v tag="$tag" -v round="$rtag" -F '\t' \
     '$1 ~ /^(BENCH|RATIO|GOAL|TABLE|INFO)$/ { print tag "\t" round "\t" $0 }' "$o.out" >>"$raw"
 }
 
@@ -318,7 +322,8 @@ done
 
 if [ -n "$disturbed" ]; then
   note "other processes took more than ${idle_pct}% of the CPUs during:$disturbed;" \
-    "treat those numbers with care (BENCH_WAIT_IDLE, BENCH_RETRIES)"
+    "their values count only where no undisturbed run exists, marked ~" \
+    "(BENCH_WAIT_IDLE, BENCH_RETRIES, BENCH_NICE)"
 fi
 
 # ---- merge and print --------------------------------------------------------

@@ -2,11 +2,12 @@
 # Table merger of the benchmark harness (POSIX awk; mawk and gawk).
 #   awk -F '\t' -v summary=<file> -f merge.awk <raw tsv>
 # Input: the runner's raw lines "<config>\t<round>\t<program line>", where a
-# program line is TABLE / BENCH / RATIO / GOAL (docs/benchmarks.md).
+# program line is TABLE / BENCH / RATIO / GOAL / INFO (docs/benchmarks.md) and
+# a round ending in "*" marks a run that other processes disturbed.
 # Output: one aligned text table per benchmark table on stdout (rows; each
 # configuration's value = median over rounds; the declared ratios; ✓/✗ where
 # a goal applies), and, if `summary` is set, the merged numbers as TSV:
-#   VALUE  <table> <row> <config> <metric> <median> <rounds> <min> <max>
+#   VALUE  <table> <row> <config> <metric> <median> <runs> <min> <max> [disturbed]
 #   RATIO  <table> <row> <ratio> <value> <mark: ok|fail|->
 #   GOAL   <table> <ratio> <op> <value> <rows> <passed> <checked>
 
@@ -36,7 +37,10 @@ $3 == "BENCH" && NF >= 7 {
     if (!((t, m) in has_metric)) { has_metric[t, m] = 1; metrics[t, ++nmetrics[t]] = m }
     if (!((t, cfg) in has_cfg)) { has_cfg[t, cfg] = 1; cfgs[t, ++ncfgs[t]] = cfg }
     k = t SUBSEP r SUBSEP cfg SUBSEP m
-    nval[k]++; val[k, nval[k]] = v + 0
+    # A round written "2*" comes from a run that other processes disturbed:
+    # its values count only when no undisturbed run measured the same thing.
+    if ($2 ~ /\*$/) { ndirty[k]++; dval[k, ndirty[k]] = v + 0 }
+    else { nval[k]++; val[k, nval[k]] = v + 0 }
     next
 }
 
@@ -208,7 +212,8 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
         for (c = 1; c <= ncols; c++) {
             if (ckind[c] == "v") {
                 k = t SUBSEP r SUBSEP ccfg[c] SUBSEP cmet[c]
-                cell[i, c] = (k in med) ? fmt(med[k]) : "-"
+                cell[i, c] = (k in med) ? fmt(med[k]) ((k in dirty) ? "~" : "") : "-"
+                if (k in dirty) any_dirty = 1
                 continue
             }
             num = evalx(t, r, rnum[t, cname[c]]); den = evalx(t, r, rden[t, cname[c]])
@@ -290,7 +295,7 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
                 k = t SUBSEP rlist[i] SUBSEP ccfg[c] SUBSEP cmet[c]
                 if (k in med)
                     print "VALUE\t" t "\t" rlist[i] "\t" ccfg[c] "\t" cmet[c] "\t" med[k] "\t" \
-                        nval[k] "\t" vmin[k] "\t" vmax[k] > summary
+                        nval[k] "\t" vmin[k] "\t" vmax[k] ((k in dirty) ? "\tdisturbed" : "") > summary
             }
         if (summary != "")
             for (c = nvalcols + 1; c <= ncols; c++)
@@ -320,10 +325,17 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
 }
 
 END {
+    for (k in ndirty)
+        if (!(k in nval)) {
+            for (i = 1; i <= ndirty[k]; i++) val[k, i] = dval[k, i]
+            nval[k] = ndirty[k]; dirty[k] = 1
+        }
     for (k in nval) { med[k] = median(k); vmin[k] = mn; vmax[k] = mx }
     for (i = 1; i <= ntables; i++) print_table(tables[i])
     if (goals_total)
         printf "goals: %d met, %d missed, %d without data (of %d)\n", goals_met + 0,
             goals_failed + 0, goals_total - goals_met - goals_failed, goals_total
+    if (any_dirty)
+        print "~: measured only in runs that other processes disturbed (see the notes)"
     if (failfile != "" && goals_failed) print goals_failed > failfile
 }
