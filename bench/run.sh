@@ -141,41 +141,41 @@ esac
 
 # launch CONFIG NP PROGRAM ARGS...: one MPI job, traffic on loopback only.
 launch() {
-  cfg=$1 np=$2
+  l_cfg=$1 l_np=$2   # (sh has no locals: keep clear of the caller's names)
   shift 2
-  case $cfg in
+  case $l_cfg in
     ch4lite)
-      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$np" $ch4_bind -genv CH4LITE_SHM 1 \
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 1 \
         -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
-        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     ch4lite-net)
-      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$np" $ch4_bind -genv CH4LITE_SHM 0 \
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 0 \
         -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
-        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     ch4lite-am)
-      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$np" $ch4_bind -genv CH4LITE_SHM 0 \
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 0 \
         -genv LD_LIBRARY_PATH "$BENCH_CH4LITE_AM_LIBDIR" \
         -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
-        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     mpich)
       # ch4:ucx: on-node data over UCX shared memory; any network lane on lo.
-      $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$np" $hy_bind -genv UCX_NET_DEVICES lo \
-        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+      $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$l_np" $hy_bind -genv UCX_NET_DEVICES lo \
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     mpich-tcp)
-      $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$np" $hy_bind -genv UCX_TLS tcp,self \
-        -genv UCX_NET_DEVICES lo -genv BENCH_QUICK $quick -genv BENCH_IMPL "$cfg" $genv "$@" ;;
+      $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$l_np" $hy_bind -genv UCX_TLS tcp,self \
+        -genv UCX_NET_DEVICES lo -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     ompi)
-      $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$np" $om_bind \
+      $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$l_np" $om_bind \
         --mca pml ob1 --mca btl self,vader --mca btl_tcp_if_include lo \
-        --mca oob_tcp_if_include lo -x BENCH_QUICK=$quick -x BENCH_IMPL="$cfg" $xenv "$@" ;;
+        --mca oob_tcp_if_include lo -x BENCH_QUICK=$quick -x BENCH_IMPL="$l_cfg" $xenv "$@" ;;
     ompi-ofi)
       # cm PML + ofi MTL on the same provider as ch4lite-net. The ofi MTL
       # excludes "tcp" by default; naming the layered provider includes it.
-      $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$np" $om_bind \
+      $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$l_np" $om_bind \
         --mca pml cm --mca mtl ofi --mca mtl_ofi_provider_include "$PROV" \
         --mca btl self,vader --mca btl_tcp_if_include lo --mca oob_tcp_if_include lo \
         -x FI_PROVIDER="$PROV" -x FI_TCP_IFACE=lo -x BENCH_QUICK=$quick \
-        -x BENCH_IMPL="$cfg" $xenv "$@" ;;
+        -x BENCH_IMPL="$l_cfg" $xenv "$@" ;;
   esac
 }
 
@@ -226,9 +226,9 @@ if [ $quick = 1 ]; then retries=${BENCH_RETRIES:-0}; else retries=${BENCH_RETRIE
 # run during which other processes took more than BENCH_IDLE_PCT of the CPUs
 # is repeated (up to BENCH_RETRIES times; the last attempt counts).
 run() {
-  tag=$1 round=$2 name=$3
+  run_tag=$1 run_round=$2 run_name=$3
   shift 3
-  o="$out/$name.$tag.$round"
+  o="$out/$run_name.$run_tag.$run_round"
   attempt=0
   while :; do
     attempt=$((attempt + 1))
@@ -246,28 +246,28 @@ run() {
       tot = ($3 - $1) / hz; busy = ($4 - $2) / hz; ours = $6 - $5
       if (tot <= 0) { print 0; exit }
       o = 100 * (busy - ours) / tot; if (o < 0) o = 0; printf "%d\n", o }')
-    printf '  %-12s %-12s round %s: ' "$name" "$tag" "$round" >&2
+    printf '  %-12s %-12s round %s: ' "$run_name" "$run_tag" "$run_round" >&2
     if [ "$rc" = 0 ] && [ "$others" -ge "$idle_pct" ] && [ $attempt -le "$retries" ]; then
       echo "${secs}s, others used ${others}% of the CPUs: again" >&2
       continue
     fi
     break
   done
-  rtag=$round
+  rtag=$run_round
   if [ "$others" -ge "$idle_pct" ]; then
-    disturbed="$disturbed $name/$tag/$round(${others}%)"
-    rtag="$round*"
+    disturbed="$disturbed $run_name/$run_tag/$run_round(${others}%)"
+    rtag="$run_round*"
   fi
   case $rc in
     0) echo "${secs}s, others used ${others}% of the CPUs" >&2 ;;
     77) echo "skipped" >&2
-        note "skipped $name under $tag: $(head -1 "$o.err")" ;;
+        note "skipped $run_name under $run_tag: $(head -1 "$o.err")" ;;
     124|137) echo "timed out after ${tmo}s" >&2
-        note "$name under $tag (round $round): timed out after ${tmo}s; partial lines kept; see $o.err" ;;
+        note "$run_name under $run_tag (round $run_round): timed out after ${tmo}s; partial lines kept; see $o.err" ;;
     *) echo "failed (exit $rc)" >&2
-       note "$name under $tag (round $round): exit $rc; partial lines kept; see $o.err: $(grep -v '^$' "$o.err" | head -1)" ;;
+       note "$run_name under $run_tag (round $run_round): exit $rc; partial lines kept; see $o.err: $(grep -v '^$' "$o.err" | head -1)" ;;
   esac
-  awk -v tag="$tag" -v round="$rtag" -F '\t' \
+  awk -v tag="$run_tag" -v round="$rtag" -F '\t' \
     '$1 ~ /^(BENCH|RATIO|GOAL|TABLE|INFO)$/ { print tag "\t" round "\t" $0 }' "$o.out" >>"$raw"
 }
 
@@ -314,7 +314,11 @@ while [ $r -lt "$rounds" ]; do
               echo ": $(grep -m1 -E 'error|undefined' "$prog.notbuilt")")"
             continue
           fi
-          run "$c" $r "$name" launch "$c" "$np" "$prog" $args
+          for n in $(echo "$np" | tr ',' ' '); do
+            label=$name
+            case $np in *,*) label="$name-np$n" ;; esac
+            run "$c" $r "$label" launch "$c" "$n" "$prog" $args
+          done
         done ;;
     esac
   done
