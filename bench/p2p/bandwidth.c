@@ -63,12 +63,14 @@ static void declare(void)
 {
     bench_table(BW, "bytes", "streaming bandwidth, window 64, MB/s (higher is better)");
     bench_ratio(BW, "net/ompi-ofi", "ch4lite-net.MB_s", "ompi-ofi.MB_s");
+    bench_ratio(BW, "am/net", "ch4lite-am.MB_s", "ch4lite-net.MB_s");
     /* Issue 4: on-node streaming bandwidth 64 KiB..4 MiB >= the better peer. */
     bench_ratio(BW, "shm/best-peer", "ch4lite.MB_s", "max(mpich.MB_s,ompi.MB_s)");
     bench_goal(BW, "shm/best-peer", ">=", 1.0, "65536..4194304");
 
     bench_table(RATE, "bytes", "message rate, window 64, 10^6 msg/s (higher is better)");
     bench_ratio(RATE, "net/ompi-ofi", "ch4lite-net.Mmsg_s", "ompi-ofi.Mmsg_s");
+    bench_ratio(RATE, "am/net", "ch4lite-am.Mmsg_s", "ch4lite-net.Mmsg_s");
     /* Issue 4: 8-byte message rate >= the better peer. */
     bench_ratio(RATE, "shm/best-peer", "ch4lite.Mmsg_s", "max(mpich.Mmsg_s,ompi.Mmsg_s)");
     bench_goal(RATE, "shm/best-peer", ">=", 1.0, "8");

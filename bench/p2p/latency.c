@@ -60,8 +60,10 @@ static void declare(void)
     bench_goal(TABLE, "shm/best-peer", "<=", 1.0, "0..8");
     bench_ratio(TABLE, "shm/cacheline", "ch4lite.lat_us", "cacheline.lat_us");
     bench_goal(TABLE, "shm/cacheline", "<=", 2.5, "0..8");
-    /* Reference only: what an MPI over the same provider costs. */
+    /* Reference only: what an MPI over the same provider costs, and the
+     * forced active-message path against native tagged (opt-in ch4lite-am). */
     bench_ratio(TABLE, "ompi-ofi/fi_pingpong", "ompi-ofi.lat_us", "fi_pingpong.lat_us");
+    bench_ratio(TABLE, "am/net", "ch4lite-am.lat_us", "ch4lite-net.lat_us");
 }
 
 int main(int argc, char **argv)
