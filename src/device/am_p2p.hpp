@@ -37,6 +37,18 @@ inline status am_send_to(int peer, uint8_t handler, const void* hdr, std::size_t
 }
 
 status am_isend(request* r) noexcept;   // r: send request, fields set
+
+// The common on-node case, inline: a small standard send to a local peer is
+// one ring cell (header + payload) and completes at once. False when it does
+// not apply or the ring is full; am_isend() then takes the general path.
+inline bool am_isend_cell(request* r) noexcept {
+    if (r->capacity > shm::cell::inline_bytes - sizeof(eager_hdr) || (r->flags & rf_sync) ||
+        !g_dev.shm.local(r->peer) || g_dev.deferred_sends != 0)
+        return false;
+    const eager_hdr h{r->context, r->match_rank, r->tag, 0u, 0u};
+    const nm::iov iov{r->buf, r->capacity};
+    return g_dev.shm.am_send(r->peer, am_eager, &h, sizeof h, &iov, 1) == status::ok;
+}
 status am_irecv(request* r) noexcept;   // r: receive request, fields set
 // Probe the unexpected queue; fills r-like info when found.
 bool am_iprobe(uint32_t ctx, int rank, int tag, int& src_rank, int& src_tag,

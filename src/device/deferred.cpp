@@ -56,24 +56,27 @@ status reissue(request* r) noexcept {
 }
 }  // namespace
 
-bool deferred_empty() noexcept { return g_deferred_send.empty() && g_deferred_recv.empty(); }
-bool deferred_sends_empty() noexcept { return g_deferred_send.empty(); }
-bool deferred_recvs_empty() noexcept { return g_deferred_recv.empty(); }
-
 status defer(request* r, deferred_op op) noexcept {
     r->deferred_op = op;
     r->flags |= rf_queued;
-    (is_recv_op(op) ? g_deferred_recv : g_deferred_send).push_back(r);
+    if (is_recv_op(op)) {
+        g_deferred_recv.push_back(r);
+        ++g_dev.deferred_recvs;
+    } else {
+        g_deferred_send.push_back(r);
+        ++g_dev.deferred_sends;
+    }
     return status::ok;
 }
 
 namespace {
-int drain(util::ilist<request, &request::qlink>& q) noexcept {
+int drain(util::ilist<request, &request::qlink>& q, uint32_t& count) noexcept {
     int n = 0;
     while (request* r = q.front()) {
         const status s = reissue(r);
         if (s == status::again) break;  // still no resources: keep order, retry later
         q.remove(r);
+        --count;
         r->flags &= static_cast<uint8_t>(~rf_queued);
         ++n;
         if (s == status::in_progress) continue;  // the transport calls back
@@ -88,7 +91,9 @@ int drain(util::ilist<request, &request::qlink>& q) noexcept {
 }
 }  // namespace
 
-int deferred_progress() noexcept { return drain(g_deferred_send) + drain(g_deferred_recv); }
+int deferred_progress() noexcept {
+    return drain(g_deferred_send, g_dev.deferred_sends) + drain(g_deferred_recv, g_dev.deferred_recvs);
+}
 
 status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept {
     if (hlen > sizeof(request::ctrl_hdr)) return status::invalid;

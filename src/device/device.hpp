@@ -37,6 +37,10 @@ struct device_state {
     // only now and then (its idle poll may be a system call).
     bool nm_quiet = false;
     unsigned nm_tick = 0;
+    // Operations waiting in the deferred FIFOs (device/deferred.hpp); read
+    // inline on every send and poll.
+    uint32_t deferred_sends = 0;
+    uint32_t deferred_recvs = 0;
 };
 
 extern device_state g_dev;

@@ -5,12 +5,12 @@
 
 namespace ch4lite::dev {
 
+match_queues g_match_queues;
+
 namespace {
-match_queues g_queues;
 util::object_pool<unexpected_msg> g_unexpected_pool;
 }  // namespace
 
-match_queues& queues() noexcept { return g_queues; }
 util::object_pool<unexpected_msg>& unexpected_pool() noexcept { return g_unexpected_pool; }
 
 void unexpected_msg::release_data() noexcept {

@@ -75,6 +75,8 @@ class match_queues {
     std::vector<std::unique_ptr<ctx_lists>> by_ctx_;
 };
 
-match_queues& queues() noexcept;
+// The process's queues (a plain global so the hot path needs no call).
+extern match_queues g_match_queues;
+inline match_queues& queues() noexcept { return g_match_queues; }
 
 }  // namespace ch4lite::dev

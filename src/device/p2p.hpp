@@ -53,6 +53,10 @@ inline status isend_on(uint32_t ctx, const void* buf, std::size_t bytes, comm& c
             return start_result(r, s, dop_native_isend);
         }
     }
+    if (am_isend_cell(r)) {
+        r->cc = 0;
+        return status::ok;
+    }
     return am_isend(r);
 }
 

@@ -11,9 +11,9 @@ namespace ch4lite::dev {
 
 // Operations that could not start for lack of resources, retried in order.
 int deferred_progress() noexcept;
-bool deferred_empty() noexcept;
-bool deferred_sends_empty() noexcept;
-bool deferred_recvs_empty() noexcept;
+inline bool deferred_sends_empty() noexcept { return g_dev.deferred_sends == 0; }
+inline bool deferred_recvs_empty() noexcept { return g_dev.deferred_recvs == 0; }
+inline bool deferred_empty() noexcept { return (g_dev.deferred_sends | g_dev.deferred_recvs) == 0; }
 
 // One poll of everything; returns the number of events handled. shm first:
 // its idle poll is one cache-line load per local peer. A netmod that carries

@@ -293,6 +293,7 @@ std::string transport::describe() const {
 }
 
 status transport::finalize() {
+    note_ = describe();  // MPI_Get_library_version may still be asked
     seg_.reset();
     tx_.clear();
     rx_.clear();
