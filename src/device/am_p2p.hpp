@@ -28,11 +28,12 @@ struct rts_cma_hdr {
 
 // One AM to world rank `peer`: through shm when the locality bit says so
 // (never in_progress there), else through the netmod (`st` may be null for
-// injected control messages).
+// injected control messages), with fresh per-operation state.
 inline status am_send_to(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
                          const nm::iov* payload, int niov,
                          active_netmod::request_state* st) noexcept {
     if (g_dev.shm.local(peer)) return g_dev.shm.am_send(peer, handler, hdr, hlen, payload, niov);
+    if (st) *st = {};
     return g_dev.nm.am_send(peer, handler, hdr, hlen, payload, niov, st);
 }
 

@@ -33,10 +33,9 @@ struct device_state {
     // engine sees shm and netmod senders alike (MPI_ANY_SOURCE, probes;
     // docs/shm.md). The same on every rank; fixed at init.
     bool device_matching = true;
-    // The netmod carries nothing (every peer is local): progress polls it
-    // only now and then (its idle poll may be a system call).
+    // The netmod carries nothing (every peer is local): only idle waits
+    // poll it, now and then (its idle poll may be a system call).
     bool nm_quiet = false;
-    unsigned nm_tick = 0;
     // Operations waiting in the deferred FIFOs (device/deferred.hpp); read
     // inline on every send and poll.
     uint32_t deferred_sends = 0;

@@ -47,6 +47,7 @@ inline status isend_on(uint32_t ctx, const void* buf, std::size_t bytes, comm& c
     out = r;
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
+            r->nm = {};
             if (!deferred_sends_empty()) return defer(r, dop_native_isend);
             const status s = g_dev.nm.isend(r->peer, nm::match{r->context, c.rank, tag}, buf,
                                             bytes, sync ? nm::send_sync : nm::send_default, &r->nm);
@@ -74,6 +75,7 @@ inline status irecv_on(uint32_t ctx, void* buf, std::size_t bytes, comm& c, int 
     out = r;
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
+            r->nm = {};
             if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
             const status s = g_dev.nm.irecv(r->peer < 0 ? nm::any : r->peer,
                                             nm::match{r->context, rank < 0 ? nm::any : rank,

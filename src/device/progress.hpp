@@ -17,11 +17,12 @@ inline bool deferred_empty() noexcept { return (g_dev.deferred_sends | g_dev.def
 
 // One poll of everything; returns the number of events handled. shm first:
 // its idle poll is one cache-line load per local peer. A netmod that carries
-// nothing (every peer local) is polled every 256th time only, because its
-// idle poll can be a system call that would dominate on-node latency.
+// nothing (g_dev.nm_quiet: every peer local) is left to idle_step, which
+// polls it once in a long while: its idle poll can be a system call (a few
+// microseconds with tcp;ofi_rxm), which would dominate on-node latency.
 inline int progress() noexcept {
     int n = g_dev.shm.progress();
-    if (!g_dev.nm_quiet || (++g_dev.nm_tick & 255) == 0) n += g_dev.nm.progress();
+    if (!g_dev.nm_quiet) n += g_dev.nm.progress();
     if (!deferred_empty()) n += deferred_progress();
     return n;
 }

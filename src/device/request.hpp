@@ -113,7 +113,9 @@ inline request* request_alloc(req_kind kind, int cc) noexcept {
     r->parent = nullptr;
     r->offset = 0;
     r->inflight = 0;
-    r->nm = {};
+    // r->nm is reset where an operation is handed to the netmod (p2p.hpp,
+    // am_send_to): on-node operations never touch it, and clearing it here
+    // cost ~40 instructions on every shm message.
     return r;
 }
 
