@@ -32,6 +32,8 @@
 #define BENCH_REPS 5
 #define BENCH_REPS_QUICK 2
 #define BENCH_REPS_MAX 64
+/* A repetition stops early past this many time budgets (disturbed runs). */
+#define BENCH_DEADLINE_FACTOR 4.0
 
 static inline int bench_rank(void)
 {
