@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "device/comm.hpp"
 
+#include "device/coll.hpp"
+#include "device/comm_create.hpp"
+#include "device/context_id.hpp"
+#include "util/pool_buffer.hpp"
+
 namespace ch4lite::dev {
 
 namespace {
@@ -20,7 +25,7 @@ void comms_init(int world_rank, int world_size) {
     g_world.context_id = 0;
     g_world.rank = world_rank;
     g_world.size = world_size;
-    g_world.map = rank_map::direct();
+    g_world.map = rank_map::direct(world_size);
     g_world.name = "MPI_COMM_WORLD";
 
     g_self = comm{};
@@ -31,11 +36,20 @@ void comms_init(int world_rank, int world_size) {
     const int me = world_rank;
     g_self.map = rank_map::detect(&me, 1);
     g_self.name = "MPI_COMM_SELF";
+
+    context_ids_init();
+    coll_init();
+    // Collectives stage data in pack buffers; without them they use the heap.
+    (void)util::pack_buffers_init();
 }
 
 void comms_finalize() {
+    comms_destroy_all();
     g_world.map = rank_map();
     g_self.map = rank_map();
+    g_world.attrs.clear();
+    g_self.attrs.clear();
+    util::pack_buffers_finalize();
 }
 
 }  // namespace ch4lite::dev

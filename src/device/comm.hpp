@@ -3,13 +3,15 @@
 // size and a rank map; no per-peer objects. Point-to-point traffic uses
 // context `ctx_p2p()`, collectives `ctx_coll()`, so the two never match each
 // other. MPI_COMM_WORLD has context id 0 and MPI_COMM_SELF 1; ids of other
-// communicators are allocated collectively (communicators issue).
+// communicators are allocated collectively (device/context_id.hpp) and
+// created by device/comm_create.hpp.
 #pragma once
 #include <mpi.h>
 
 #include <cstdint>
 #include <string>
 
+#include "device/attr.hpp"
 #include "device/rank_map.hpp"
 #include "util/handle_table.hpp"
 
@@ -23,12 +25,14 @@ class comm {
     int size = 1;
     rank_map map;
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
-    int refs = 1;           // user handle + pending operations
+    int refs = 1;           // user handles (MPI_Comm_free drops one)
     std::string name;
+    attr_list attrs;        // cached attributes (callbacks run in src/api)
 
     uint32_t ctx_p2p() const noexcept { return context_id << 1; }
     uint32_t ctx_coll() const noexcept { return (context_id << 1) | 1u; }
     int lpid(int r) const noexcept { return map.lpid(r); }
+    bool predefined() const noexcept { return context_id < 2; }
 };
 
 // The predefined communicators (valid between MPI_Init and MPI_Finalize).
@@ -36,8 +40,10 @@ comm& comm_world() noexcept;
 comm& comm_self() noexcept;
 // Communicators created at run time (dup, split, create): their handles.
 util::handle_table<comm, util::handle_kind::comm>& comm_table() noexcept;
-// Sets up WORLD and SELF from the bootstrap's rank and size.
+// Sets up WORLD and SELF from the bootstrap's rank and size, the context
+// ids, the pack-buffer pool and the collective tuning.
 void comms_init(int world_rank, int world_size);
+// Destroys every communicator still alive (MPI_Finalize).
 void comms_finalize();
 
 // Highest context id (exclusive) usable in the 16-bit context field of a match.

@@ -17,6 +17,7 @@ status object_pool<T>::init(pool_config cfg) {
     if (cfg.max_count > (1u << 20)) cfg.max_count = 1u << 20;  // handle index space
     if (cfg.min_count > cfg.max_count) cfg.min_count = cfg.max_count;
     if (cfg.chunk > cfg.max_count) cfg.chunk = std::bit_ceil(cfg.max_count);
+    cfg.max_gc = std::clamp(cfg.max_gc, 0, 3);
     cfg_ = cfg;
     shift_ = static_cast<uint32_t>(std::countr_zero(cfg.chunk));
     chunks_.reserve((cfg.max_count + cfg.chunk - 1) / cfg.chunk);
@@ -32,6 +33,12 @@ void object_pool<T>::destroy() noexcept {
     chunk_usable_.clear();
     chunk_free_.clear();
     capacity_ = in_use_ = 0;
+    cfg_.max_count = 0;  // an uninitialized pool allocates nothing
+}
+
+template <class T>
+void object_pool<T>::unregister_gc_hook(gc_hook hook, void* ctx) noexcept {
+    std::erase_if(hooks_, [&](const hook_entry& h) { return h.fn == hook && h.ctx == ctx; });
 }
 
 template <class T>
@@ -64,10 +71,11 @@ T* object_pool<T>::alloc_slow() noexcept {
     if (capacity_ < cfg_.max_count && grow()) return static_cast<T*>(free_.pop_front());
     if (!collecting_) {
         collecting_ = true;  // hooks may allocate from this pool; no recursion
-        for (gc_mode m : gc_modes) {
-            collect(m);
-            if (!free_.empty()) break;
-            if (capacity_ < cfg_.max_count && grow()) break;
+        for (int m = 0; m < cfg_.max_gc && free_.empty(); ++m) {
+            collect(gc_modes[m]);
+            // A hook may also have released memory that lets us grow again.
+            if (free_.empty() && capacity_ < cfg_.max_count) grow();
+            if (!free_.empty()) ++stats_.gc_rescues[m];
         }
         collecting_ = false;
     }

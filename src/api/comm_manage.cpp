@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// MPI_Comm_dup(_with_info) / split / split_type / create / free / compare /
+// test_inter. The device builds communicators (device/comm_create.hpp);
+// here: checks, error-handler references and attribute callbacks.
+#include "api/comm_attr.hpp"
+#include "api/errhandler.hpp"
+#include "api/errors.hpp"
+#include "api/group_handles.hpp"
+#include "api/handles.hpp"
+#include "device/comm_create.hpp"
+#include "device/device.hpp"
+
+using namespace ch4lite;
+
+namespace {
+
+int creation_failed(const char* fn, MPI_Comm comm, status s) noexcept {
+    if (s == status::no_mem)
+        return api::raise(comm, api::error_code(MPI_ERR_OTHER, fn,
+                                                "cannot create a communicator: no context id is "
+                                                "free on every process, or out of memory"));
+    return api::raise(comm, api::error_code(api::class_of(s), fn,
+                                            "communicator creation failed: %s", to_string(s)));
+}
+
+// Gives a new device communicator to the user: error handler reference and
+// handle. nullptr (not a member) -> MPI_COMM_NULL.
+void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept {
+    if (!c) {
+        *newcomm = MPI_COMM_NULL;
+        return;
+    }
+    api::errhandler_retain(c->errhandler);
+    *newcomm = reinterpret_cast<MPI_Comm>(c->handle);
+}
+
+int dup(const char* fn, MPI_Comm comm, MPI_Comm* newcomm) noexcept {
+    if (!api::is_initialized()) return api::require_init(fn);
+    dev::comm* c = api::lookup_comm(comm);
+    if (!c) return api::raise(comm, api::error_code(MPI_ERR_COMM, fn, "invalid communicator"));
+    if (!newcomm) return api::raise(comm, api::error_code(MPI_ERR_ARG, fn, "newcomm (output) is NULL"));
+    dev::comm* out = nullptr;
+    if (const status s = dev::comm_dup(*c, out); s != status::ok) return creation_failed(fn, comm, s);
+    hand_out(out, newcomm);
+    if (const int rc = api::attrs_copy(comm, *c, *out); rc != MPI_SUCCESS) {
+        api::errhandler_release(out->errhandler);
+        dev::comm_release(out);
+        *newcomm = MPI_COMM_NULL;
+        return api::raise(comm, rc);
+    }
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return dup(__func__, comm, newcomm); }
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+    (void)info;  // no communicator hints are supported; MPI lets us ignore them
+    return dup(__func__, comm, newcomm);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+    CH4_REQUIRE_INIT();
+    dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!newcomm) CH4_FAIL(comm, MPI_ERR_ARG, "newcomm (output) is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        CH4_FAIL(comm, MPI_ERR_ARG, "invalid color %d: must be >= 0 or MPI_UNDEFINED", color);
+    dev::comm* out = nullptr;
+    if (const status s = dev::comm_split(*c, color, key, out); s != status::ok)
+        return creation_failed(__func__, comm, s);
+    hand_out(out, newcomm);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+    (void)info;
+    CH4_REQUIRE_INIT();
+    dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!newcomm) CH4_FAIL(comm, MPI_ERR_ARG, "newcomm (output) is NULL");
+    int color = MPI_UNDEFINED;
+    switch (split_type) {
+        case MPI_COMM_TYPE_SHARED: {
+            // Same node = same shared memory: the node id is the color.
+            const auto& nodes = dev::g_dev.boot.node_of();
+            const int me = c->lpid(c->rank);
+            color = nodes.empty() ? 0 : nodes[static_cast<std::size_t>(me)];
+            break;
+        }
+        // No hardware-level subdivision below a node is known here: MPI
+        // then returns MPI_COMM_NULL (MPI-4.1 §7.4.2).
+        case MPI_COMM_TYPE_HW_UNGUIDED:
+        case MPI_COMM_TYPE_HW_GUIDED:
+        case MPI_COMM_TYPE_RESOURCE_GUIDED:
+        case MPI_UNDEFINED: break;
+        default:
+            CH4_FAIL(comm, MPI_ERR_ARG,
+                     "invalid split_type %d: must be MPI_COMM_TYPE_SHARED, a hardware type or "
+                     "MPI_UNDEFINED",
+                     split_type);
+    }
+    dev::comm* out = nullptr;
+    if (const status s = dev::comm_split(*c, color, key, out); s != status::ok)
+        return creation_failed(__func__, comm, s);
+    hand_out(out, newcomm);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+    CH4_REQUIRE_INIT();
+    dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    const dev::group* g = api::lookup_group(group);
+    if (!g) CH4_FAIL(comm, MPI_ERR_GROUP, "invalid group");
+    if (!newcomm) CH4_FAIL(comm, MPI_ERR_ARG, "newcomm (output) is NULL");
+    for (int r = 0; r < g->size(); ++r)
+        if (c->map.rank_of(g->lpid(r)) < 0)
+            CH4_FAIL(comm, MPI_ERR_GROUP,
+                     "group rank %d (world rank %d) is not a member of the communicator", r,
+                     g->lpid(r));
+    dev::comm* out = nullptr;
+    if (const status s = dev::comm_create(*c, *g, out); s != status::ok)
+        return creation_failed(__func__, comm, s);
+    hand_out(out, newcomm);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_free(MPI_Comm* comm) {
+    CH4_REQUIRE_INIT();
+    if (!comm) CH4_FAIL_SELF(MPI_ERR_ARG, "comm is NULL");
+    dev::comm* c = api::lookup_comm(*comm);
+    if (!c) CH4_FAIL(*comm, MPI_ERR_COMM, "invalid communicator");
+    if (c->predefined())
+        CH4_FAIL(*comm, MPI_ERR_COMM, "cannot free %s", c->context_id ? "MPI_COMM_SELF" : "MPI_COMM_WORLD");
+    if (const int rc = api::attrs_delete_all(*comm, *c); rc != MPI_SUCCESS) return api::raise(*comm, rc);
+    api::errhandler_release(c->errhandler);
+    dev::comm_release(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+    CH4_REQUIRE_INIT();
+    const dev::comm* a = api::lookup_comm(comm1);
+    const dev::comm* b = api::lookup_comm(comm2);
+    if (!a) CH4_FAIL(comm1, MPI_ERR_COMM, "invalid comm1");
+    if (!b) CH4_FAIL(comm2, MPI_ERR_COMM, "invalid comm2");
+    if (!result) CH4_FAIL(comm1, MPI_ERR_ARG, "result (output) is NULL");
+    *result = dev::comm_compare(*a, *b);
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+    CH4_REQUIRE_INIT();
+    if (!api::lookup_comm(comm)) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!flag) CH4_FAIL(comm, MPI_ERR_ARG, "flag (output) is NULL");
+    *flag = 0;  // intercommunicators are not supported: every communicator is intra
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

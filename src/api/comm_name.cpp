@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// MPI_Comm_set_name / MPI_Comm_get_name. Names longer than
+// MPI_MAX_OBJECT_NAME - 1 characters are truncated; dups start unnamed.
+#include <cstring>
+#include <string>
+
+#include "api/errors.hpp"
+#include "api/handles.hpp"
+#include "device/comm.hpp"
+
+using namespace ch4lite;
+
+extern "C" {
+
+int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+    CH4_REQUIRE_INIT();
+    dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!comm_name) CH4_FAIL(comm, MPI_ERR_ARG, "comm_name is NULL");
+    c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+    CH4_REQUIRE_INIT();
+    const dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!comm_name || !resultlen) CH4_FAIL(comm, MPI_ERR_ARG, "comm_name or resultlen is NULL");
+    std::memcpy(comm_name, c->name.c_str(), c->name.size() + 1);
+    *resultlen = static_cast<int>(c->name.size());
+    return MPI_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Collective algorithms on point-to-point (on the communicator's collective
+// context, c.ctx_coll(), so they never match user messages).
+//
+// Every algorithm moves *packed byte streams*: the API layer turns each user
+// buffer (buf, count, datatype) into its packed stream (the user memory
+// itself when the type is contiguous, a packed temporary otherwise) and
+// unpacks results. Reductions work on streams of `count` datatype instances
+// of `reduction::elem` bytes each and call the op through reduction::apply.
+//
+// Buffers that MPI makes significant only at the root may be null elsewhere.
+// "In place" (MPI_IN_PLACE) is passed as a null send buffer; what it means
+// for each collective is stated below. Results are statuses: truncated when
+// a process sent a different number of bytes than its peer expected.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "dame/type.hpp"
+#include "device/comm.hpp"
+#include "device/op.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::dev {
+
+// One rank's piece of a v-collective, in packed bytes.
+struct block {
+    std::byte* p;
+    std::size_t n;
+};
+struct cblock {
+    const std::byte* p;
+    std::size_t n;
+};
+
+// An op bound to a datatype: what a reduction applies to its streams.
+struct reduction {
+    op_id id = op_id::sum;          // predefined op (when user == nullptr)
+    const user_op* user = nullptr;  // user op
+    const dame::type* t = nullptr;  // the datatype of one instance
+    MPI_Datatype dt = MPI_DATATYPE_NULL;  // its handle, for user functions
+    std::size_t elem = 0;           // packed bytes of one instance (t->size())
+    bool commutative = true;
+
+    // inout = in (op) inout over n instances of packed stream; `in` holds the
+    // lower ranks' contribution. no_mem when a user op on a noncontiguous
+    // type cannot get its unpacking buffers.
+    status apply(const void* in, void* inout, int64_t n) const noexcept;
+};
+
+status coll_barrier(comm& c) noexcept;
+status coll_bcast(void* buf, std::size_t n, int root, comm& c) noexcept;
+
+// Gather: each rank's n bytes to rank-order blocks of rbuf at the root;
+// sbuf == nullptr at the root: its block is already in place.
+status coll_gather(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept;
+status coll_gatherv(const void* sbuf, std::size_t sn, const block* rblocks, int root,
+                    comm& c) noexcept;
+// Scatter: block i of sbuf (root) to rank i; rbuf == nullptr at the root:
+// leave its block in place.
+status coll_scatter(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept;
+status coll_scatterv(const cblock* sblocks, void* rbuf, std::size_t rn, int root,
+                     comm& c) noexcept;
+// Allgather: my block is already at rbuf + rank * n (or blocks[rank]).
+status coll_allgather(void* rbuf, std::size_t n, comm& c) noexcept;
+status coll_allgatherv(const block* blocks, comm& c) noexcept;
+// Alltoall: sbuf == nullptr: in place, rbuf is also the send buffer.
+status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexcept;
+status coll_alltoallv(const cblock* sblocks, const block* rblocks, comm& c) noexcept;
+
+// Reductions over `count` instances. sbuf == nullptr: the input is in rbuf.
+status coll_reduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op, int root,
+                   comm& c) noexcept;
+status coll_allreduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+                      comm& c) noexcept;
+// counts[i] instances of the result go to rank i; rbuf receives mine. In
+// place: the whole input vector is in rbuf.
+status coll_reduce_scatter(const void* sbuf, void* rbuf, const int64_t* counts,
+                           const reduction& op, comm& c) noexcept;
+status coll_scan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+                 comm& c) noexcept;
+// Rank 0's rbuf is left untouched.
+status coll_exscan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+                   comm& c) noexcept;
+
+// Algorithm switch points (bytes), from CH4LITE_COLL_* at init
+// (docs/collectives.md).
+struct coll_tuning {
+    std::size_t bcast_long = 128 * 1024;      // scatter + allgather from here (p >= 3)
+    std::size_t allreduce_long = 64 * 1024;   // reduce-scatter + allgather from here
+    std::size_t reduce_long = 64 * 1024;      // reduce-scatter + gather from here
+    std::size_t allgather_long = 64 * 1024;   // ring from here (total bytes)
+    std::size_t alltoall_long = 32 * 1024;    // pairwise exchange from here (per block)
+    int alltoall_window = 32;                 // peers in flight in the scattered alltoall
+};
+extern coll_tuning g_coll;
+void coll_init() noexcept;
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// Collective algorithm switch points from the environment (read once, at
+// MPI_Init): CH4LITE_COLL_BCAST_LONG, _ALLREDUCE_LONG, _REDUCE_LONG,
+// _ALLGATHER_LONG, _ALLTOALL_LONG (bytes, K/M suffixes) and
+// CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
+#include <algorithm>
+
+#include "device/coll.hpp"
+#include "util/env.hpp"
+
+namespace ch4lite::dev {
+
+coll_tuning g_coll;
+
+namespace {
+std::size_t bytes_param(const char* name, std::size_t dflt) {
+    const int64_t v = util::env_int(name, static_cast<int64_t>(dflt));
+    return v < 0 ? dflt : static_cast<std::size_t>(v);
+}
+}  // namespace
+
+void coll_init() noexcept {
+    const coll_tuning d;
+    g_coll.bcast_long = bytes_param("CH4LITE_COLL_BCAST_LONG", d.bcast_long);
+    g_coll.allreduce_long = bytes_param("CH4LITE_COLL_ALLREDUCE_LONG", d.allreduce_long);
+    g_coll.reduce_long = bytes_param("CH4LITE_COLL_REDUCE_LONG", d.reduce_long);
+    g_coll.allgather_long = bytes_param("CH4LITE_COLL_ALLGATHER_LONG", d.allgather_long);
+    g_coll.alltoall_long = bytes_param("CH4LITE_COLL_ALLTOALL_LONG", d.alltoall_long);
+    g_coll.alltoall_window = static_cast<int>(
+        std::clamp<int64_t>(util::env_int("CH4LITE_COLL_ALLTOALL_WINDOW", d.alltoall_window), 1, 32));
+}
+
+}  // namespace ch4lite::dev

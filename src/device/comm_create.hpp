@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// Creating, comparing and destroying communicators. Creation is collective
+// over the parent (every member calls, in the same order as its other
+// collectives on the parent): it agrees on a context id
+// (device/context_id.hpp) and builds the new rank map from a group
+// (device/group.hpp), so a regular communicator stays O(1) in memory and a
+// dup shares its parent's lookup table.
+//
+// The new communicator has a handle in comm_table(), refs = 1 and the
+// parent's error handler value; reference counts of error handlers and
+// attribute copying are the API layer's business.
+#pragma once
+#include "device/comm.hpp"
+#include "device/group.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::dev {
+
+// The group of a communicator (shares its rank map).
+group comm_group(const comm& c);
+
+status comm_dup(comm& parent, comm*& out) noexcept;
+// MPI_Comm_create: `g` is this process's group argument (a subgroup of the
+// parent; different processes may pass disjoint groups). out = nullptr when
+// this process is not in g.
+status comm_create(comm& parent, const group& g, comm*& out) noexcept;
+// MPI_Comm_split; color MPI_UNDEFINED gives out = nullptr.
+status comm_split(comm& parent, int color, int key, comm*& out) noexcept;
+
+// Drops the user's reference. The communicator (and its context id) lives
+// on while a request still refers to it: MPI lets pending operations of a
+// freed communicator complete.
+void comm_release(comm* c) noexcept;
+
+// MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL.
+int comm_compare(const comm& a, const comm& b) noexcept;
+
+// Freed communicators still waiting for their requests (tests, finalize).
+std::size_t comms_pending_free() noexcept;
+// Destroys every created communicator, freed or not (MPI_Finalize).
+void comms_destroy_all() noexcept;
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// Predefined ops: handle decoding, the op/kind validity table and the
+// dispatch from (op, kind) to a kernel (device/op_kernels.hpp).
+#include "device/op.hpp"
+
+#include <cstring>
+
+#include "device/op_kernels.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+
+using dame::basic_kind;
+
+// What an element kind is, for the validity table.
+enum class family : uint8_t { none, c_integer, f_integer, real, complex, logical, byte, pair, character };
+
+family family_of(basic_kind k) noexcept {
+    switch (k) {
+        case basic_kind::int8: case basic_kind::uint8: case basic_kind::int16:
+        case basic_kind::uint16: case basic_kind::int32: case basic_kind::uint32:
+        case basic_kind::int64: case basic_kind::uint64: case basic_kind::schar:
+        case basic_kind::uchar:
+            return family::c_integer;
+        case basic_kind::int128: return family::f_integer;  // MPI_INTEGER16
+        case basic_kind::float16: case basic_kind::float32: case basic_kind::float64:
+        case basic_kind::long_double: case basic_kind::float128:
+            return family::real;
+        case basic_kind::complex16: case basic_kind::complex32: case basic_kind::complex64:
+        case basic_kind::complex_long_double: case basic_kind::complex128:
+            return family::complex;
+        case basic_kind::bool_: case basic_kind::logical1: case basic_kind::logical2:
+        case basic_kind::logical4: case basic_kind::logical8: case basic_kind::logical16:
+            return family::logical;
+        case basic_kind::byte: return family::byte;
+        case basic_kind::float_int: case basic_kind::double_int: case basic_kind::long_int:
+        case basic_kind::int_int: case basic_kind::short_int: case basic_kind::long_double_int:
+        case basic_kind::real_real: case basic_kind::double_double:
+        case basic_kind::integer_integer:
+            return family::pair;
+        case basic_kind::char_: case basic_kind::wchar: return family::character;
+        default: return family::none;
+    }
+}
+
+}  // namespace
+
+bool predefined_op(MPI_Op h, op_id& out) noexcept {
+    switch (reinterpret_cast<uintptr_t>(h)) {
+        case 0x21: out = op_id::sum; return true;
+        case 0x22: out = op_id::min; return true;
+        case 0x23: out = op_id::max; return true;
+        case 0x24: out = op_id::prod; return true;
+        case 0x28: out = op_id::band; return true;
+        case 0x29: out = op_id::bor; return true;
+        case 0x2a: out = op_id::bxor; return true;
+        case 0x30: out = op_id::land; return true;
+        case 0x31: out = op_id::lor; return true;
+        case 0x32: out = op_id::lxor; return true;
+        case 0x38: out = op_id::minloc; return true;
+        case 0x39: out = op_id::maxloc; return true;
+        case 0x3c: out = op_id::replace; return true;
+        case 0x3d: out = op_id::no_op; return true;
+        default: return false;
+    }
+}
+
+const char* op_name(op_id op) noexcept {
+    static constexpr const char* names[] = {
+        "MPI_SUM", "MPI_PROD", "MPI_MIN", "MPI_MAX", "MPI_LAND", "MPI_LOR", "MPI_LXOR",
+        "MPI_BAND", "MPI_BOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
+    static_assert(sizeof names / sizeof names[0] == static_cast<int>(op_id::count_));
+    const auto i = static_cast<unsigned>(op);
+    return i < static_cast<unsigned>(op_id::count_) ? names[i] : "user op";
+}
+
+std::size_t packed_size(basic_kind k) noexcept {
+    switch (k) {
+        case basic_kind::byte: case basic_kind::char_: case basic_kind::schar:
+        case basic_kind::uchar: case basic_kind::int8: case basic_kind::uint8:
+        case basic_kind::logical1:
+            return 1;
+        case basic_kind::bool_: return sizeof(bool);
+        case basic_kind::wchar: return sizeof(wchar_t);
+        case basic_kind::int16: case basic_kind::uint16: case basic_kind::float16:
+        case basic_kind::logical2:
+            return 2;
+        case basic_kind::int32: case basic_kind::uint32: case basic_kind::float32:
+        case basic_kind::logical4: case basic_kind::complex16:
+            return 4;
+        case basic_kind::int64: case basic_kind::uint64: case basic_kind::float64:
+        case basic_kind::logical8: case basic_kind::complex32: case basic_kind::int_int:
+        case basic_kind::float_int: case basic_kind::real_real:
+        case basic_kind::integer_integer:
+            return 8;
+        case basic_kind::int128: case basic_kind::float128: case basic_kind::logical16:
+        case basic_kind::complex64: case basic_kind::double_double:
+            return 16;
+        case basic_kind::long_double: return sizeof(long double);
+        case basic_kind::complex_long_double: return 2 * sizeof(long double);
+        case basic_kind::complex128: return 32;
+        case basic_kind::double_int: return sizeof(double) + sizeof(int);
+        case basic_kind::long_int: return sizeof(long) + sizeof(int);
+        case basic_kind::short_int: return sizeof(short) + sizeof(int);
+        case basic_kind::long_double_int: return sizeof(long double) + sizeof(int);
+        default: return 0;
+    }
+}
+
+bool op_applies(op_id op, basic_kind k) noexcept {
+    const family f = family_of(k);
+    if (f == family::none) return false;
+    const bool integer = f == family::c_integer || f == family::f_integer;
+    switch (op) {
+        case op_id::min: case op_id::max: return integer || f == family::real;
+        case op_id::sum: case op_id::prod:
+            return integer || f == family::real || f == family::complex;
+        case op_id::land: case op_id::lor: case op_id::lxor:
+            return f == family::c_integer || f == family::logical;
+        case op_id::band: case op_id::bor: case op_id::bxor: return integer || f == family::byte;
+        case op_id::minloc: case op_id::maxloc: return f == family::pair;
+        case op_id::replace: case op_id::no_op: return true;
+        default: return false;
+    }
+}
+
+void op_apply(op_id op, basic_kind k, const void* in_v, void* io_v, std::size_t n) noexcept {
+    if (!op_applies(op, k) || n == 0) return;
+    const auto* in = static_cast<const std::byte*>(in_v);
+    auto* io = static_cast<std::byte*>(io_v);
+    if (op == op_id::no_op) return;
+    if (op == op_id::replace) {
+        if (in != io) std::memmove(io, in, n * packed_size(k));
+        return;
+    }
+    using namespace kern;
+    switch (k) {
+        case basic_kind::int8: case basic_kind::schar: integer<int8_t>(op, in, io, n); break;
+        case basic_kind::uint8: case basic_kind::uchar: case basic_kind::byte:
+            integer<uint8_t>(op, in, io, n); break;
+        case basic_kind::int16: integer<int16_t>(op, in, io, n); break;
+        case basic_kind::uint16: integer<uint16_t>(op, in, io, n); break;
+        case basic_kind::int32: integer<int32_t>(op, in, io, n); break;
+        case basic_kind::uint32: integer<uint32_t>(op, in, io, n); break;
+        case basic_kind::int64: integer<int64_t>(op, in, io, n); break;
+        case basic_kind::uint64: integer<uint64_t>(op, in, io, n); break;
+        case basic_kind::int128: integer<__int128>(op, in, io, n); break;
+        case basic_kind::float16: real<_Float16>(op, in, io, n); break;
+        case basic_kind::float32: real<float>(op, in, io, n); break;
+        case basic_kind::float64: real<double>(op, in, io, n); break;
+        case basic_kind::long_double: real<long double>(op, in, io, n); break;
+        case basic_kind::float128: real<__float128>(op, in, io, n); break;
+        case basic_kind::complex16: complex<_Float16>(op, in, io, n); break;
+        case basic_kind::complex32: complex<float>(op, in, io, n); break;
+        case basic_kind::complex64: complex<double>(op, in, io, n); break;
+        case basic_kind::complex_long_double: complex<long double>(op, in, io, n); break;
+        case basic_kind::complex128: complex<__float128>(op, in, io, n); break;
+        case basic_kind::bool_: case basic_kind::logical1: logical<uint8_t>(op, in, io, n); break;
+        case basic_kind::logical2: logical<uint16_t>(op, in, io, n); break;
+        case basic_kind::logical4: logical<uint32_t>(op, in, io, n); break;
+        case basic_kind::logical8: logical<uint64_t>(op, in, io, n); break;
+        case basic_kind::logical16: logical<unsigned __int128>(op, in, io, n); break;
+        case basic_kind::float_int: loc<float, int>(op, in, io, n); break;
+        case basic_kind::double_int: loc<double, int>(op, in, io, n); break;
+        case basic_kind::long_int: loc<long, int>(op, in, io, n); break;
+        case basic_kind::int_int: case basic_kind::integer_integer: loc<int, int>(op, in, io, n); break;
+        case basic_kind::short_int: loc<short, int>(op, in, io, n); break;
+        case basic_kind::long_double_int: loc<long double, int>(op, in, io, n); break;
+        case basic_kind::real_real: loc<float, float>(op, in, io, n); break;
+        case basic_kind::double_double: loc<double, double>(op, in, io, n); break;
+        default: break;
+    }
+}
+
+}  // namespace ch4lite::dev

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* Every collective on MPI_COMM_WORLD (and MPI_COMM_SELF), checked against
+ * sequential results; sizes from 0 to past the long-message algorithms.
+ * Registered a second time with every CH4LITE_COLL_*_LONG switch point at 0,
+ * so the long-message algorithms also run on the small sizes. */
+#include "collcheck.h"
+
+int main(int argc, char** argv) {
+    mt_init(&argc, &argv);
+    static const int sizes[] = {0, 1, 3, 17, 1000, 40000};
+    check_all(MPI_COMM_WORLD, sizes, 6);
+    check_all(MPI_COMM_SELF, sizes, 4);
+    MPI_Finalize();
+    return 0;
+}
