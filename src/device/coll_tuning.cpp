@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Collective algorithm switch points from the environment (read once, at
-// MPI_Init): CH4LITE_COLL_BCAST_LONG, _ALLREDUCE_LONG, _REDUCE_LONG,
+// MPI_Init): CH4LITE_COLL_BCAST_LONG, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT, _REDUCE_LONG,
 // _ALLGATHER_LONG, _ALLTOALL_LONG (bytes, K/M suffixes) and
 // CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
 #include <algorithm>
@@ -23,6 +23,7 @@ void coll_init() noexcept {
     const coll_tuning d;
     g_coll.bcast_long = bytes_param("CH4LITE_COLL_BCAST_LONG", d.bcast_long);
     g_coll.allreduce_long = bytes_param("CH4LITE_COLL_ALLREDUCE_LONG", d.allreduce_long);
+    g_coll.allreduce_direct = bytes_param("CH4LITE_COLL_ALLREDUCE_DIRECT", d.allreduce_direct);
     g_coll.reduce_long = bytes_param("CH4LITE_COLL_REDUCE_LONG", d.reduce_long);
     g_coll.allgather_long = bytes_param("CH4LITE_COLL_ALLGATHER_LONG", d.allgather_long);
     g_coll.alltoall_long = bytes_param("CH4LITE_COLL_ALLTOALL_LONG", d.alltoall_long);

@@ -55,7 +55,7 @@ std::size_t packed_size(dame::basic_kind k) noexcept;
 bool op_applies(op_id op, dame::basic_kind k) noexcept;
 
 // inout[i] = in[i] (op) inout[i] for i < n packed elements of kind k.
-// Precondition: op_applies(op, k); otherwise nothing is written.
+// Check op_applies(op, k) first; a pair it rejects writes nothing.
 void op_apply(op_id op, dame::basic_kind k, const void* in, void* inout, std::size_t n) noexcept;
 
 // A user op (MPI_Op_create / MPI_Op_create_c). Exactly one function is set.

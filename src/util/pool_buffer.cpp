@@ -18,6 +18,10 @@ void pack_buffers_finalize() noexcept { g_pack_pool.destroy(); }
 
 std::byte* scratch::get(std::size_t n) noexcept {
     reset();
+    if (n <= inline_bytes) {
+        inline_used_ = true;
+        return inline_;
+    }
     if (n <= pack_buffer::bytes) {
         pb_ = g_pack_pool.alloc_counted(1, 0);
         if (pb_) return pb_->data;
@@ -33,13 +37,16 @@ std::byte* scratch::get(std::size_t n) noexcept {
     return heap_;
 }
 
-std::byte* scratch::data() const noexcept { return pb_ ? pb_->data : heap_; }
+std::byte* scratch::data() const noexcept {
+    return pb_ ? pb_->data : inline_used_ ? const_cast<std::byte*>(inline_) : heap_;
+}
 
 void scratch::reset() noexcept {
     if (pb_) g_pack_pool.release(pb_);
     std::free(heap_);
     pb_ = nullptr;
     heap_ = nullptr;
+    inline_used_ = false;
 }
 
 }  // namespace ch4lite::util

@@ -5,9 +5,10 @@
 // path never calls malloc; the datatype-on-the-wire path may pipeline
 // through them (they are counted objects: several sends can share one).
 //
-// `scratch` is the RAII way to get temporary bytes: a pack buffer when the
-// request fits, otherwise the heap; nullptr (-> MPI_ERR_NO_MEM) when neither
-// can provide it.
+// `scratch` is the RAII way to get temporary bytes: a few hundred bytes
+// inside the object itself (reduction operands of small messages: no pool
+// operation at all), a pack buffer when the request fits one, otherwise the
+// heap; nullptr (-> MPI_ERR_NO_MEM) when neither can provide it.
 #pragma once
 #include <cstddef>
 
@@ -28,6 +29,8 @@ void pack_buffers_finalize() noexcept;
 
 class scratch {
   public:
+    static constexpr std::size_t inline_bytes = 256;
+
     scratch() = default;
     ~scratch() { reset(); }
     scratch(const scratch&) = delete;
@@ -42,6 +45,8 @@ class scratch {
   private:
     pack_buffer* pb_ = nullptr;
     std::byte* heap_ = nullptr;
+    bool inline_used_ = false;
+    alignas(64) std::byte inline_[inline_bytes];
 };
 
 }  // namespace ch4lite::util

@@ -153,12 +153,18 @@ TEST(PackBuffers, ScratchUsesPoolThenHeap) {
     auto& pool = pack_buffer_pool();
     const uint32_t before = pool.in_use();
     {
+        scratch tiny;  // a few hundred bytes live in the object: no pool operation
+        std::byte* t = tiny.get(scratch::inline_bytes);
+        ASSERT_NE(t, nullptr);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(t) % 64, 0u);
+        EXPECT_EQ(tiny.data(), t);
+        EXPECT_EQ(pool.in_use(), before);
         scratch small;
-        std::byte* p = small.get(100);
+        std::byte* p = small.get(scratch::inline_bytes + 1);
         ASSERT_NE(p, nullptr);
         EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
         EXPECT_EQ(pool.in_use(), before + 1);
-        p[99] = std::byte{1};
+        p[scratch::inline_bytes] = std::byte{1};
         scratch big;
         std::byte* q = big.get(pack_buffer::bytes + 1);
         ASSERT_NE(q, nullptr);
@@ -172,7 +178,7 @@ TEST(PackBuffers, ScratchUsesPoolThenHeap) {
     EXPECT_EQ(pool.in_use(), before);
     // The pool at its maximum: small scratch falls back to the heap.
     std::vector<scratch> all(pool.max_count() + 2);
-    for (auto& s : all) ASSERT_NE(s.get(64), nullptr);
+    for (auto& s : all) ASSERT_NE(s.get(1000), nullptr);
     EXPECT_EQ(pool.in_use(), pool.max_count());
     all.clear();
     EXPECT_EQ(pool.in_use(), 0u);
