@@ -8,6 +8,7 @@
 #include "device/am_p2p.hpp"
 #include "device/device.hpp"
 #include "device/request.hpp"
+#include "rma/rma.hpp"
 #include "util/log.hpp"
 
 namespace ch4lite::dev {
@@ -104,6 +105,10 @@ void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
             return;
         }
         default:
+            if (handler >= am_rma_first && handler <= am_rma_last) {
+                rma::am_dispatch(src, handler, hdr, hlen, payload, plen);
+                return;
+            }
             util::warn("dropping active message with unknown handler %u from rank %d (%zu "
                        "header bytes)", handler, src, hlen);
             return;

@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: MIT
+// MPI_Put, MPI_Get, MPI_Accumulate, MPI_Get_accumulate (and their _c forms),
+// MPI_Fetch_and_op, MPI_Compare_and_swap. Every check the origin can make
+// happens here, before anything is queued: the window, the epoch, counts,
+// datatypes, the target rank, and the target range against the size the
+// target exchanged at window creation (MPI_ERR_RMA_RANGE). The target checks
+// again when it applies (rma/target.cpp); CH4LITE_RMA_CHECK_ORIGIN=0 skips
+// the origin's range check so tests can reach the target's.
+#include <cinttypes>
+#include <cstdint>
+
+#include "api/dt.hpp"
+#include "api/op_handles.hpp"
+#include "api/win_common.hpp"
+#include "dame/type.hpp"
+#include "device/op.hpp"
+#include "util/env.hpp"
+
+using namespace ch4lite;
+
+namespace {
+
+bool origin_checks() {
+    static const bool on = util::env_bool("CH4LITE_RMA_CHECK_ORIGIN", true);
+    return on;
+}
+
+struct args {
+    rma::win* w = nullptr;
+    rma::target_spec t{};
+    bool proc_null = false;
+};
+
+int check_type(const char* func, MPI_Win win, MPI_Datatype dt, int64_t count, const char* what,
+               const dame::type*& out) {
+    if (count < 0)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_COUNT, "invalid %s count %" PRId64 ": must be >= 0", what, count);
+    out = api::lookup_type(dt);
+    if (!out) CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE, "invalid %s datatype", what);
+    if (!out->committed())
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE, "%s datatype is not committed", what);
+    return MPI_SUCCESS;
+}
+
+// The window, the epoch, the target (rank, displacement, count, type, range).
+int check_target(const char* func, MPI_Win win, int rank, MPI_Aint disp, int64_t count,
+                 MPI_Datatype dt, args& a) {
+    a.w = api::lookup_win(win);
+    if (!a.w) CH4_FAIL_WIN_IN(func, win, MPI_ERR_WIN, "invalid window");
+    rma::win& w = *a.w;
+    if (!w.access)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_SYNC,
+                        "no access epoch is open: call MPI_Win_fence first (and not with "
+                        "MPI_MODE_NOSUCCEED)");
+    if (int rc = check_type(func, win, dt, count, "target", a.t.t)) return rc;
+    if (rank == MPI_PROC_NULL) {
+        a.proc_null = true;
+        return MPI_SUCCESS;
+    }
+    if (rank < 0 || rank >= w.nranks())
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_RANK, "invalid target rank %d: must be in [0, %d)", rank,
+                        w.nranks());
+    if (disp < 0) CH4_FAIL_WIN_IN(func, win, MPI_ERR_DISP, "invalid target_disp %ld: must be >= 0",
+                                  static_cast<long>(disp));
+    const rma::peer_info& p = w.peers[static_cast<std::size_t>(rank)];
+    __int128 bytes = static_cast<__int128>(disp) * p.disp_unit;
+    if (bytes >> 62)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_RANGE, "target_disp %ld x disp_unit %" PRId64
+                        " is beyond any window", static_cast<long>(disp), p.disp_unit);
+    a.t = {rank, static_cast<uint64_t>(bytes), count, a.t.t};
+    if (count == 0 || !origin_checks()) return MPI_SUCCESS;
+    const __int128 span = static_cast<__int128>(count - 1) * a.t.t->extent();
+    const __int128 lo = bytes + a.t.t->true_lb() + (span < 0 ? span : 0);
+    const __int128 hi = bytes + a.t.t->true_ub() + (span > 0 ? span : 0);
+    if (lo < 0 || hi > static_cast<__int128>(p.size))
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_RANGE,
+                        "target rank %d: bytes [%lld, %lld) are outside its window of %" PRIu64
+                        " bytes (target_disp %ld x disp_unit %" PRId64 ")",
+                        rank, static_cast<long long>(lo), static_cast<long long>(hi), p.size,
+                        static_cast<long>(disp), p.disp_unit);
+    return MPI_SUCCESS;
+}
+
+int check_origin(const char* func, MPI_Win win, const void* buf, int64_t count, MPI_Datatype dt,
+                 const char* what, rma::buf_spec& o) {
+    if (int rc = check_type(func, win, dt, count, what, o.t)) return rc;
+    if (!buf && count > 0 && o.t->size() > 0)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_BUFFER, "%s buffer is NULL", what);
+    o.buf = buf;
+    o.count = count;
+    return MPI_SUCCESS;
+}
+
+int same_size(const char* func, MPI_Win win, const rma::buf_spec& o, const args& a, const char* what) {
+    const __int128 ob = static_cast<__int128>(o.count) * o.t->size();
+    const __int128 tb = static_cast<__int128>(a.t.count) * a.t.t->size();
+    if (ob != tb)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE,
+                        "%s data (%lld bytes) and target data (%lld bytes) differ in size", what,
+                        static_cast<long long>(ob), static_cast<long long>(tb));
+    return MPI_SUCCESS;
+}
+
+int done(const char* func, MPI_Win win, status s) {
+    if (s == status::ok) return MPI_SUCCESS;
+    CH4_FAIL_WIN_IN(func, win, api::class_of(s), "cannot queue the operation");
+}
+
+// The op of an accumulate and its element kind, checked against the types.
+int check_acc(const char* func, MPI_Win win, MPI_Op op, const dame::type* origin,
+              const dame::type* target, dev::op_id& id) {
+    if (!dev::predefined_op(op, id))
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_OP,
+                        "invalid op: accumulate takes a predefined operation (user-defined ops "
+                        "are not allowed in RMA)");
+    const dame::basic_kind k = target->basic();
+    if (k == dame::basic_kind::none || k == dame::basic_kind::mixed)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE,
+                        "the target datatype must be built from one predefined type");
+    if (origin && id != dev::op_id::no_op && origin->basic() != k && origin->size() > 0)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE,
+                        "origin elements (%s) and target elements (%s) differ",
+                        dame::to_string(origin->basic()), dame::to_string(k));
+    if (!dev::op_applies(id, k))
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_OP, "%s is not defined on %s elements", dev::op_name(id),
+                        dame::to_string(k));
+    return MPI_SUCCESS;
+}
+
+int put_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
+             MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
+    CH4_REQUIRE_INIT();
+    args a;
+    rma::buf_spec o;
+    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
+    if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
+    if (a.proc_null) return MPI_SUCCESS;
+    if (int rc = same_size(func, win, o, a, "origin")) return rc;
+    return done(func, win, rma::put(*a.w, o, a.t));
+}
+
+int get_impl(const char* func, void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
+             MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
+    CH4_REQUIRE_INIT();
+    args a;
+    rma::buf_spec o;
+    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
+    if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
+    if (a.proc_null) return MPI_SUCCESS;
+    if (int rc = same_size(func, win, o, a, "origin")) return rc;
+    return done(func, win, rma::get(*a.w, o, a.t));
+}
+
+int acc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
+             MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win) {
+    CH4_REQUIRE_INIT();
+    args a;
+    rma::buf_spec o;
+    dev::op_id id;
+    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
+    if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
+    if (int rc = check_acc(func, win, op, o.t, a.t.t, id)) return rc;
+    if (a.proc_null) return MPI_SUCCESS;
+    if (int rc = same_size(func, win, o, a, "origin")) return rc;
+    return done(func, win, rma::accumulate(*a.w, o, a.t, id));
+}
+
+int getacc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, void* rbuf,
+                int64_t rcount, MPI_Datatype rtype, int rank, MPI_Aint disp, int64_t tcount,
+                MPI_Datatype ttype, MPI_Op op, MPI_Win win) {
+    CH4_REQUIRE_INIT();
+    args a;
+    rma::buf_spec o{}, r{};
+    dev::op_id id;
+    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
+    const bool noop = op == MPI_NO_OP;  // origin arguments are ignored then
+    if (!noop)
+        if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
+    if (int rc = check_origin(func, win, rbuf, rcount, rtype, "result", r)) return rc;
+    if (int rc = check_acc(func, win, op, noop ? nullptr : o.t, a.t.t, id)) return rc;
+    if (r.t->basic() != a.t.t->basic() && r.t->size() > 0)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE, "result elements (%s) and target elements (%s) differ",
+                        dame::to_string(r.t->basic()), dame::to_string(a.t.t->basic()));
+    if (a.proc_null) return MPI_SUCCESS;
+    if (!noop)
+        if (int rc = same_size(func, win, o, a, "origin")) return rc;
+    if (int rc = same_size(func, win, r, a, "result")) return rc;
+    return done(func, win, rma::get_accumulate(*a.w, o, r, a.t, id));
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    return put_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win);
+}
+int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win) {
+    return put_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win);
+}
+int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    return get_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win);
+}
+int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+              int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+              MPI_Datatype target_datatype, MPI_Win win) {
+    return get_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win);
+}
+int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    return acc_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, op, win);
+}
+int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    return acc_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, op, win);
+}
+int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void* result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    return getacc_impl(__func__, origin_addr, origin_count, origin_datatype, result_addr,
+                       result_count, result_datatype, target_rank, target_disp, target_count,
+                       target_datatype, op, win);
+}
+int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+                         MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count,
+                         MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win) {
+    return getacc_impl(__func__, origin_addr, origin_count, origin_datatype, result_addr,
+                       result_count, result_datatype, target_rank, target_disp, target_count,
+                       target_datatype, op, win);
+}
+
+int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+    const dame::type* t = api::lookup_type(datatype);
+    if (t && !t->is_predefined())
+        CH4_FAIL_WIN(win, MPI_ERR_TYPE, "datatype must be a predefined type");
+    return getacc_impl(__func__, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                       target_disp, 1, datatype, op, win);
+}
+
+int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+    CH4_REQUIRE_INIT();
+    args a;
+    if (int rc = check_target(__func__, win, target_rank, target_disp, 1, datatype, a)) return rc;
+    const dame::type* t = a.t.t;
+    const dame::basic_kind k = t->basic();
+    // C/Fortran integers, logicals, MPI_BYTE (MPI 12.3.4): what BAND or LAND takes.
+    if (!t->is_predefined() || t->elements() != 1 ||
+        !(dev::op_applies(dev::op_id::band, k) || dev::op_applies(dev::op_id::land, k)))
+        CH4_FAIL_WIN(win, MPI_ERR_TYPE,
+                     "MPI_Compare_and_swap takes one predefined integer, logical or byte type, not %s",
+                     dame::to_string(k));
+    if (!origin_addr || !compare_addr || !result_addr)
+        CH4_FAIL_WIN(win, MPI_ERR_BUFFER, "origin_addr, compare_addr or result_addr is NULL");
+    if (a.proc_null) return MPI_SUCCESS;
+    return done(__func__, win,
+                rma::compare_and_swap(*a.w, origin_addr, compare_addr, result_addr, t, a.t.rank,
+                                      a.t.disp));
+}
+
+}  // extern "C"

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// Window queries: predefined attributes, name, group, handle conversion.
+#include <cstdio>
+#include <cstring>
+
+#include "api/group_handles.hpp"
+#include "api/win_common.hpp"
+#include "device/comm.hpp"
+#include "device/comm_create.hpp"
+
+using namespace ch4lite;
+
+extern "C" {
+
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+    CH4_REQUIRE_INIT();
+    rma::win* w = api::lookup_win(win);
+    if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
+    if (!attribute_val || !flag) CH4_FAIL_WIN(win, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    void* v = nullptr;
+    switch (win_keyval) {
+        case MPI_WIN_BASE: v = w->attr_base; break;  // the value itself (MPI 12.2.6)
+        case MPI_WIN_SIZE: v = &w->attr_size; break;  // the others: a pointer to it
+        case MPI_WIN_DISP_UNIT: v = &w->attr_disp_unit; break;
+        case MPI_WIN_CREATE_FLAVOR: v = &w->attr_flavor; break;
+        case MPI_WIN_MODEL: v = &w->attr_model; break;
+        default:
+            CH4_FAIL_WIN(win, MPI_ERR_KEYVAL,
+                         "invalid keyval %d: windows have only the predefined attributes "
+                         "(MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR, MODEL)", win_keyval);
+    }
+    *static_cast<void**>(attribute_val) = v;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+    CH4_REQUIRE_INIT();
+    rma::win* w = api::lookup_win(win);
+    if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
+    if (!group) CH4_FAIL_WIN(win, MPI_ERR_ARG, "group (output) is NULL");
+    *group = api::new_group_handle(dev::comm_group(*w->comm));
+    if (*group == MPI_GROUP_NULL) CH4_FAIL_WIN(win, MPI_ERR_NO_MEM, "cannot create the group");
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_set_name(MPI_Win win, const char* win_name) {
+    CH4_REQUIRE_INIT();
+    rma::win* w = api::lookup_win(win);
+    if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
+    if (!win_name) CH4_FAIL_WIN(win, MPI_ERR_ARG, "win_name is NULL");
+    w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+    CH4_REQUIRE_INIT();
+    rma::win* w = api::lookup_win(win);
+    if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
+    if (!win_name || !resultlen) CH4_FAIL_WIN(win, MPI_ERR_ARG, "win_name or resultlen is NULL");
+    std::snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name.c_str());
+    *resultlen = static_cast<int>(std::strlen(win_name));
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_toint(MPI_Win win) { return static_cast<int>(reinterpret_cast<intptr_t>(win)); }
+MPI_Win MPI_Win_fromint(int win) { return reinterpret_cast<MPI_Win>(static_cast<intptr_t>(win)); }
+
+}  // extern "C"

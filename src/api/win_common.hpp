@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+// What the window and RMA entry points share: the handle lookup and the
+// error macro that runs the window's error handler.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "api/errors.hpp"
+#include "rma/rma.hpp"
+
+namespace ch4lite::api {
+
+// nullptr for MPI_WIN_NULL, freed or garbage handles.
+inline rma::win* lookup_win(MPI_Win w) noexcept {
+    return rma::lookup(reinterpret_cast<uintptr_t>(w));
+}
+
+}  // namespace ch4lite::api
+
+#define CH4_FAIL_WIN_IN(func, win, cls, ...) \
+    return ::ch4lite::api::raise_win((win), ::ch4lite::api::error_code((cls), (func), __VA_ARGS__))
+#define CH4_FAIL_WIN(win, cls, ...) CH4_FAIL_WIN_IN(__func__, win, cls, __VA_ARGS__)
+#define CH4_FAIL_COMM_IN(func, comm, cls, ...) \
+    return ::ch4lite::api::raise((comm), ::ch4lite::api::error_code((cls), (func), __VA_ARGS__))

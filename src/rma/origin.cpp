@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+// Origin side of put / get / accumulate / get_accumulate / compare_and_swap:
+// each call becomes records in the target's batch (queue.hpp) right away, so
+// the closing fence only posts finished messages.
+//
+// A record covers a piece of the target stream: contiguous target data is
+// one (disp, bytes) range; a derived target type travels as its flattened
+// pieces (DAME's IOV emission against a fake base, so the pieces are byte
+// offsets in the target window). Pieces are cut to fit one message and, for
+// accumulates, at element boundaries. Large contiguous puts skip the batch:
+// their pieces go zero copy from the user's buffer.
+#include <algorithm>
+#include <cstring>
+
+#include "dame/dame.hpp"
+#include "device/op.hpp"
+#include "rma/pools.hpp"
+#include "rma/queue.hpp"
+#include "rma/rma.hpp"
+#include "rma/target.hpp"
+#include "rma/win_internal.hpp"
+#include "rma/wire.hpp"
+#include "util/env.hpp"
+
+namespace ch4lite::rma {
+
+namespace {
+
+constexpr uint64_t fake_base = uint64_t{1} << 46;
+constexpr int max_segs = 64;              // pieces per record
+constexpr uint64_t max_rec_bytes = 1u << 30;
+
+// Contiguous puts from this size go zero copy (CH4LITE_RMA_ZCOPY_MIN).
+std::size_t zcopy_min() noexcept {
+    static const std::size_t v =
+        static_cast<std::size_t>(std::max<int64_t>(util::env_int("CH4LITE_RMA_ZCOPY_MIN", 16384), 64));
+    return v;
+}
+
+void pack_origin(const buf_spec& o, uint64_t off, uint64_t n, std::byte* dst) noexcept {
+    if (o.t->contiguous())
+        std::memcpy(dst, static_cast<const std::byte*>(o.buf) + o.t->true_lb() + off, n);
+    else
+        dame::pack_range(*o.t, o.buf, o.count, static_cast<int64_t>(off), static_cast<int64_t>(n), dst);
+}
+
+op* new_slot(win& w, const buf_spec& r, uint64_t expect) noexcept {
+    op* s = op_pool().alloc();
+    if (!s) return nullptr;
+    s->w = &w;
+    s->buf = const_cast<void*>(r.buf);
+    s->count = r.count;
+    s->t = r.t;
+    r.t->retain();
+    s->expect = expect;
+    s->got = 0;
+    ++w.pending_resp;
+    return s;
+}
+
+struct rec_desc {
+    uint8_t kind, flags, opv, basic;
+    const buf_spec* data;  // origin data carried by the record, or null
+    op* slot;              // reply slot, or null
+    uint64_t esize;        // pieces end at multiples of it
+};
+
+// Appends the records covering `total` target-stream bytes of ts.
+status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total) noexcept {
+    const int t = ts.rank;
+    const bool contig = ts.t->contiguous();
+    const std::size_t fixed =
+        sizeof(rec) + (d.slot ? sizeof(rec_resp) : 0) + (contig ? 0 : sizeof(uint64_t));
+    dame::iov_seg segs[max_segs];
+    uint64_t off = 0;
+    bool fresh = false;  // the batch was just cut: a piece must fit now
+    while (off < total) {
+        const std::size_t avail = batch_free(w, t, fixed + 16 * 4 + 256);
+        uint64_t want = total - off;
+        int64_t nseg = 0;
+        if (avail > fixed + d.esize + 16) {
+            const uint64_t room = avail - fixed;
+            if (contig) {
+                want = std::min<uint64_t>({want, d.data ? room : max_rec_bytes, max_rec_bytes});
+            } else {
+                const int64_t cap_segs = std::min<int64_t>(max_segs, static_cast<int64_t>(
+                                                                         (room - d.esize) / sizeof(seg)));
+                const uint64_t cap = d.data ? room - static_cast<uint64_t>(cap_segs) * sizeof(seg)
+                                            : max_rec_bytes;
+                auto* b = reinterpret_cast<void*>(fake_base + ts.disp);
+                dame::iov_result r = dame::to_iov(*ts.t, b, ts.count, static_cast<int64_t>(off), segs,
+                                                  cap_segs, static_cast<int64_t>(std::min(want, cap)));
+                want = static_cast<uint64_t>(r.bytes);
+                if (want % d.esize) {  // a piece boundary inside an element: cut before it
+                    want -= want % d.esize;
+                    if (want)
+                        r = dame::to_iov(*ts.t, b, ts.count, static_cast<int64_t>(off), segs, cap_segs,
+                                         static_cast<int64_t>(want));
+                }
+                nseg = r.segs;
+            }
+            want -= want % d.esize;
+        } else {
+            want = 0;
+        }
+        if (want == 0) {
+            if (fresh) return status::intern;  // cannot happen with sane limits
+            const status s = batch_cut(w, t);
+            if (s != status::ok) return s;
+            fresh = true;
+            continue;
+        }
+        fresh = false;
+        const std::size_t need = fixed + static_cast<std::size_t>(nseg) * sizeof(seg) +
+                                 (d.data ? pad8(want) : 0);
+        std::byte* p = batch_room(w, t, need);
+        if (!p) return status::no_mem;
+        const rec r{d.kind, static_cast<uint8_t>(d.flags | (contig ? 0 : rf_segs)), d.opv, d.basic,
+                    static_cast<uint32_t>(want),
+                    contig ? ts.disp + static_cast<uint64_t>(ts.t->true_lb()) + off : 0};
+        std::memcpy(p, &r, sizeof r);
+        p += sizeof r;
+        if (d.slot) {
+            const rec_resp rr{op_id_of(d.slot), 0, off};
+            std::memcpy(p, &rr, sizeof rr);
+            p += sizeof rr;
+        }
+        if (!contig) {
+            const uint64_t n = static_cast<uint64_t>(nseg);
+            std::memcpy(p, &n, sizeof n);
+            p += sizeof n;
+            for (int64_t i = 0; i < nseg; ++i) {
+                const seg sg{reinterpret_cast<uint64_t>(segs[i].base) - fake_base, segs[i].len};
+                std::memcpy(p, &sg, sizeof sg);
+                p += sizeof sg;
+            }
+        }
+        if (d.data) pack_origin(*d.data, off, want, p);
+        off += want;
+    }
+    return status::ok;
+}
+
+}  // namespace
+
+status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
+    ++w.ops;
+    const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
+    if (total == 0) return status::ok;
+    if (ts.rank == w.rank()) {
+        dame::copy(*o.t, o.buf, o.count, *ts.t, w.base + ts.disp, ts.count);
+        return status::ok;
+    }
+    if (std::byte* b = direct_target(w, ts.rank)) {  // same node: a plain copy now
+        dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
+        return status::ok;
+    }
+    if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {
+        const std::size_t piece = batch_limit(w, ts.rank) - sizeof(rec);
+        const auto* src = static_cast<const std::byte*>(o.buf) + o.t->true_lb();
+        const uint64_t disp = ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+        for (uint64_t off = 0; off < total; off += piece) {
+            const uint64_t n = std::min<uint64_t>(piece, total - off);
+            out_msg* m = msg_alloc(&w, w.lpid(ts.rank), am_rma_batch);
+            if (!m) return status::no_mem;
+            std::byte* p = m->own.grow(sizeof(rec));
+            if (!p) {
+                msg_free(m);
+                return status::no_mem;
+            }
+            const rec r{rk_put, 0, 0, 0, static_cast<uint32_t>(n), disp + off};
+            std::memcpy(p, &r, sizeof r);
+            m->iov[0] = {m->own.data(), sizeof r};
+            m->iov[1] = {src + off, n};
+            m->niov = 2;
+            const status s = batch_append(w, ts.rank, m);
+            if (s != status::ok) return s;
+        }
+        return status::ok;
+    }
+    const rec_desc d{rk_put, 0, 0, 0, &o, nullptr, 1};
+    return encode(w, d, ts, total);
+}
+
+status get(win& w, const buf_spec& o, const target_spec& ts) noexcept {
+    ++w.ops;
+    const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
+    if (total == 0) return status::ok;
+    if (ts.rank == w.rank()) {
+        dame::copy(*ts.t, w.base + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
+        return status::ok;
+    }
+    if (std::byte* b = direct_target(w, ts.rank)) {
+        dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
+        return status::ok;
+    }
+    op* slot = new_slot(w, o, total);
+    if (!slot) return status::no_mem;
+    const rec_desc d{rk_get, 0, 0, 0, nullptr, slot, 1};
+    return encode(w, d, ts, total);
+}
+
+status accumulate(win& w, const buf_spec& o, const target_spec& ts, dev::op_id opv) noexcept {
+    ++w.ops;
+    const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
+    if (total == 0 || opv == dev::op_id::no_op) return status::ok;
+    const dame::basic_kind k = ts.t->basic();
+    if (o.t->contiguous() && ts.t->contiguous()) {
+        if (std::byte* b = direct_target(w, ts.rank)) {
+            slot_lock lock(w.slot_of[static_cast<std::size_t>(ts.rank)]);
+            dev::op_apply(opv, k, static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
+                          b + ts.disp + ts.t->true_lb(), total / dev::packed_size(k));
+            return status::ok;
+        }
+    }
+    const rec_desc d{rk_acc, 0, static_cast<uint8_t>(opv), static_cast<uint8_t>(k), &o, nullptr,
+                     dev::packed_size(k)};
+    const status s = encode(w, d, ts, total);
+    if (s != status::ok || ts.rank != w.rank()) return s;
+    return self_flush(w);
+}
+
+status get_accumulate(win& w, const buf_spec& o, const buf_spec& r, const target_spec& ts,
+                      dev::op_id opv) noexcept {
+    ++w.ops;
+    const uint64_t total = static_cast<uint64_t>(ts.count) * static_cast<uint64_t>(ts.t->size());
+    if (total == 0) return status::ok;
+    const dame::basic_kind k = ts.t->basic();
+    const bool nodata = opv == dev::op_id::no_op;
+    if ((nodata || o.t->contiguous()) && r.t->contiguous() && ts.t->contiguous()) {
+        if (std::byte* b = direct_target(w, ts.rank)) {
+            std::byte* t = b + ts.disp + ts.t->true_lb();
+            slot_lock lock(w.slot_of[static_cast<std::size_t>(ts.rank)]);
+            std::memcpy(static_cast<std::byte*>(const_cast<void*>(r.buf)) + r.t->true_lb(), t, total);
+            if (!nodata)
+                dev::op_apply(opv, k, static_cast<const std::byte*>(o.buf) + o.t->true_lb(), t,
+                              total / dev::packed_size(k));
+            return status::ok;
+        }
+    }
+    op* slot = new_slot(w, r, total);
+    if (!slot) return status::no_mem;
+    const rec_desc d{rk_getacc, static_cast<uint8_t>(nodata ? rf_nodata : 0),
+                     static_cast<uint8_t>(opv), static_cast<uint8_t>(k), nodata ? nullptr : &o, slot,
+                     dev::packed_size(k)};
+    const status s = encode(w, d, ts, total);
+    if (s != status::ok || ts.rank != w.rank()) return s;
+    return self_flush(w);
+}
+
+status compare_and_swap(win& w, const void* origin, const void* compare, void* result,
+                        const dame::type* t, int rank, uint64_t disp) noexcept {
+    ++w.ops;
+    const auto n = static_cast<std::size_t>(t->size());
+    if (std::byte* b = direct_target(w, rank)) {
+        std::byte* tp = b + disp + t->true_lb();
+        slot_lock lock(w.slot_of[static_cast<std::size_t>(rank)]);
+        std::memcpy(result, tp, n);
+        if (std::memcmp(tp, compare, n) == 0) std::memcpy(tp, origin, n);
+        return status::ok;
+    }
+    const buf_spec r{result, 1, t};
+    op* slot = new_slot(w, r, n);
+    if (!slot) return status::no_mem;
+    const std::size_t need = sizeof(rec) + sizeof(rec_resp) + pad8(2 * n);
+    std::byte* p = batch_room(w, rank, need);
+    if (!p) return status::no_mem;
+    const rec rc{rk_cas, 0, 0, static_cast<uint8_t>(t->basic()), static_cast<uint32_t>(n),
+                 disp + static_cast<uint64_t>(t->true_lb())};
+    const rec_resp rr{op_id_of(slot), 0, 0};
+    std::memcpy(p, &rc, sizeof rc);
+    std::memcpy(p + sizeof rc, &rr, sizeof rr);
+    std::memcpy(p + sizeof rc + sizeof rr, static_cast<const std::byte*>(origin) + t->true_lb(), n);
+    std::memcpy(p + sizeof rc + sizeof rr + n, static_cast<const std::byte*>(compare) + t->true_lb(), n);
+    if (rank != w.rank()) return status::ok;
+    return self_flush(w);
+}
+
+}  // namespace ch4lite::rma

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#include "device/comm.hpp"
+#include "rma/queue.hpp"
+
+#include <cstring>
+
+#include "rma/target.hpp"
+#include "rma/wire.hpp"
+
+namespace ch4lite::rma {
+
+namespace {
+
+// Records for ourselves are applied in pieces of this size.
+constexpr std::size_t self_limit = std::size_t{1} << 20;
+
+void activate(win& w, int t) noexcept {
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    if (!q.active) {
+        q.active = true;
+        w.active.push_back(t);
+    }
+}
+
+void set_header(const win& w, out_msg* m, uint32_t nrec) noexcept {
+    const batch_hdr h{w.comm->context_id, w.epoch, 0, 0, 0, w.rank(), nrec};
+    std::memcpy(m->hdr, &h, sizeof h);
+    m->hlen = sizeof h;
+    m->counted = true;
+}
+
+}  // namespace
+
+std::size_t batch_limit(const win& w, int t) noexcept {
+    return t == w.rank() ? self_limit : msg_limit(w.lpid(t));
+}
+
+std::size_t batch_free(win& w, int t, std::size_t at_least) noexcept {
+    activate(w, t);
+    const std::size_t lim = batch_limit(w, t);
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    if (q.cur.size() + at_least > lim && !q.cur.empty() && batch_cut(w, t) != status::ok) return 0;
+    return lim > q.cur.size() ? lim - q.cur.size() : 0;
+}
+
+std::byte* batch_room(win& w, int t, std::size_t need) noexcept {
+    activate(w, t);
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    if (q.cur.size() + need > batch_limit(w, t) && !q.cur.empty() && batch_cut(w, t) != status::ok)
+        return nullptr;
+    std::byte* p = q.cur.grow(need);
+    if (p) ++q.nrec;
+    return p;
+}
+
+status batch_cut(win& w, int t) noexcept {
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    if (q.cur.empty()) return status::ok;
+    if (t == w.rank()) {
+        // Ourselves: apply now, in order with everything queued before.
+        const bool ok = apply_batch(w, t, q.cur.data(), q.cur.size(), q.nrec);
+        q.cur.clear();
+        q.nrec = 0;
+        const status s = replies_flush(w, t);
+        return ok ? s : status::intern;
+    }
+    out_msg* m = msg_alloc(&w, w.lpid(t), am_rma_batch);
+    if (!m) return status::no_mem;
+    m->own.swap(q.cur);  // q.cur inherits the message's spare capacity
+    set_header(w, m, q.nrec);
+    m->iov[0] = {m->own.data(), m->own.size()};
+    m->niov = 1;
+    q.msgs.push_back(m);
+    ++q.counted;
+    q.nrec = 0;
+    return status::ok;
+}
+
+status batch_append(win& w, int t, out_msg* m) noexcept {
+    activate(w, t);
+    const status s = batch_cut(w, t);  // keep the order of the records before it
+    if (s != status::ok) {
+        msg_free(m);
+        return s;
+    }
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    set_header(w, m, 1);
+    q.msgs.push_back(m);
+    ++q.counted;
+    return status::ok;
+}
+
+status self_flush(win& w) noexcept { return batch_cut(w, w.rank()); }
+
+}  // namespace ch4lite::rma

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: MIT
+// Origin-side batches: the records of the current epoch for one target are
+// appended to its `cur` buffer; when the next record would not fit in one
+// active message, `cur` is cut into an out_msg (kept in order in the
+// target's queue) and a fresh buffer starts. The fence posts the messages
+// (zero to many counted messages per target; the last carries the final).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "rma/win.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::rma {
+
+// The payload room of one message to comm rank t.
+std::size_t batch_limit(const win& w, int t) noexcept;
+
+// `need` bytes at the end of t's current batch (cutting it first when they
+// do not fit); nullptr when out of memory. Lists t as active.
+std::byte* batch_room(win& w, int t, std::size_t need) noexcept;
+// Bytes still free in t's current batch (after cutting an empty-enough one
+// if `at_least` does not fit).
+std::size_t batch_free(win& w, int t, std::size_t at_least) noexcept;
+// Turns t's current records into a counted message at the end of its queue.
+status batch_cut(win& w, int t) noexcept;
+// Appends an already built message (a zero-copy piece) after t's records.
+status batch_append(win& w, int t, out_msg* m) noexcept;
+
+// Self target: applies what was queued for ourselves (accumulates and the
+// like go through the same record code as remote ones).
+status self_flush(win& w) noexcept;
+
+}  // namespace ch4lite::rma

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+// Window creation and destruction, and the two ways to find a window: the
+// user's handle (a handle table) and the context id on the wire.
+#include "rma/win.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "device/coll.hpp"
+#include "device/comm.hpp"
+#include "device/comm_create.hpp"
+#include "rma/pools.hpp"
+#include "rma/progress.hpp"
+#include "rma/rma.hpp"
+#include "rma/win_internal.hpp"
+#include "util/handle_table.hpp"
+
+namespace ch4lite::rma {
+
+namespace {
+util::handle_table<win, util::handle_kind::win> g_wins;
+std::vector<win*> g_by_ctx;  // context id of the window's communicator -> window
+}  // namespace
+
+int win::rank() const noexcept { return comm->rank; }
+int win::nranks() const noexcept { return comm->size; }
+int win::lpid(int r) const noexcept { return comm->lpid(r); }
+
+win* lookup(uintptr_t handle) noexcept { return g_wins.lookup(handle); }
+
+win* by_context(uint32_t ctx) noexcept {
+    return ctx < g_by_ctx.size() ? g_by_ctx[ctx] : nullptr;
+}
+
+namespace {
+
+// The private communicator, registered before the exchange so that a peer
+// that finishes creation first can already reach us.
+status begin(win* w, dev::comm& c) noexcept {
+    status s = pools_init();
+    if (s != status::ok) return s;
+    s = dev::comm_dup(c, w->comm);
+    if (s != status::ok) return s;
+    const uint32_t ctx = w->comm->context_id;
+    if (g_by_ctx.size() <= ctx) g_by_ctx.resize(dev::max_context_ids, nullptr);
+    g_by_ctx[ctx] = w;
+    const auto n = static_cast<std::size_t>(w->nranks());
+    w->tq = std::vector<target_q>(n);
+    w->replies = std::vector<buffer>(n);
+    w->reply_recs.assign(n, 0);
+    w->enters.assign(n, 0);
+    w->direct_base.assign(n, nullptr);
+    w->slot_of.assign(n, nullptr);
+    w->peers.resize(n);
+    return status::ok;
+}
+
+// The exchange of (base, size, disp_unit), the handle, the attributes.
+status finish(win* w, peer_info mine) noexcept {
+    w->peers[static_cast<std::size_t>(w->rank())] = mine;
+    status s = dev::coll_allgather(w->peers.data(), sizeof(peer_info), *w->comm);
+    if (s != status::ok) return s;
+    w->handle = g_wins.insert(w);
+    if (w->handle == 0) return status::no_mem;
+    w->attr_base = w->base;
+    w->attr_size = static_cast<MPI_Aint>(w->size);
+    w->attr_disp_unit = static_cast<int>(w->disp_unit);
+    w->attr_flavor = w->fl == flavor::create ? MPI_WIN_FLAVOR_CREATE : MPI_WIN_FLAVOR_ALLOCATE;
+    w->attr_model = MPI_WIN_UNIFIED;
+    return status::ok;
+}
+
+void destroy(win* w) noexcept {
+    if (w->comm) {
+        const uint32_t ctx = w->comm->context_id;
+        if (ctx < g_by_ctx.size() && g_by_ctx[ctx] == w) g_by_ctx[ctx] = nullptr;
+        dev::comm_release(w->comm);
+    }
+    if (w->handle) g_wins.erase(w->handle);
+    std::free(w->heap);
+    delete w;
+}
+
+}  // namespace
+
+status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c,
+                  win*& out) noexcept {
+    win* w = new (std::nothrow) win;
+    if (!w) return status::no_mem;
+    w->base = static_cast<std::byte*>(base);
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->fl = flavor::create;
+    const peer_info mine{reinterpret_cast<uint64_t>(base), size, disp_unit,
+                         static_cast<int32_t>(::getpid()), -1};
+    status s = begin(w, c);
+    if (s == status::ok) s = finish(w, mine);
+    if (s != status::ok) {
+        destroy(w);
+        return s;
+    }
+    out = w;
+    return status::ok;
+}
+
+status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
+                    win*& out) noexcept {
+    win* w = new (std::nothrow) win;
+    if (!w) return status::no_mem;
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->fl = flavor::allocate;
+    status s = begin(w, c);
+    if (s != status::ok) {
+        destroy(w);
+        return s;
+    }
+    // Collective from here on: every member reaches the exchange even when
+    // its own allocation failed (reported after it).
+    status mem = status::ok;
+    int32_t shm_off = -1;
+    if (!alloc_node_memory(w, shm_off)) {
+        if (posix_memalign(&w->heap, 64, size ? size : 1) != 0) {
+            w->heap = nullptr;
+            mem = status::no_mem;
+        }
+        w->base = static_cast<std::byte*>(w->heap);
+    }
+    const peer_info mine{reinterpret_cast<uint64_t>(w->base), size, disp_unit,
+                         static_cast<int32_t>(::getpid()), shm_off};
+    s = finish(w, mine);
+    if (s == status::ok) s = mem;
+    if (s == status::ok) map_node_peers(w);
+    if (s != status::ok) {
+        destroy(w);
+        return s;
+    }
+    base = w->base;
+    out = w;
+    return status::ok;
+}
+
+status win_free(win* w) noexcept {
+    // Our replies and messages must be gone, and nobody may still read or
+    // write our memory: drain, then synchronize the members.
+    wait_until([w] { return w->inflight == 0; });
+    const status s = dev::coll_barrier(*w->comm);
+    destroy(w);
+    return s;
+}
+
+}  // namespace ch4lite::rma

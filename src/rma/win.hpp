@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// A window (device view): the memory it exposes, what every member exposes
+// (exchanged at creation), and the state of fence epochs on both sides.
+//
+// Epochs: `epoch` counts the fences this rank has completed. Operations
+// issued now belong to `epoch` and travel with that number; a message of a
+// later epoch (its origin already left a fence this rank is still in) waits
+// in `future` until this rank gets there. A fence is complete when
+//   - every peer's final for this epoch arrived (finals == peers - 1) and
+//     every message they announced was applied (received == expected),
+//   - every reply this rank waits for arrived (pending_resp == 0),
+//   - every message this rank sent left (inflight == 0).
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rma/sendq.hpp"
+#include "shm/segment.hpp"
+#include "util/ilist.hpp"
+#include "util/status.hpp"
+
+namespace ch4lite::dev {
+class comm;
+}
+namespace ch4lite::dame {
+class type;
+}
+
+namespace ch4lite::rma {
+
+enum class flavor : uint8_t { create, allocate };
+
+// What window creation exchanges about every member (allgather).
+struct peer_info {
+    uint64_t base;   // address in its process
+    uint64_t size;   // bytes
+    int64_t disp_unit;
+    int32_t pid;
+    int32_t shm_off; // Win_allocate in a node segment: page index in it; -1 = none
+};
+
+// A node segment's per-member slot (one cache line): the epoch the member
+// is in (published when it leaves a fence: peers may then access its
+// memory directly for that epoch) and the lock that makes accumulates into
+// its memory atomic, whoever applies them.
+struct node_slot {
+    uint32_t epoch;
+    uint32_t lock;
+    uint8_t pad[56];
+};
+static_assert(sizeof(node_slot) == 64);
+
+// Origin side, per target: the messages of the current epoch, in order.
+struct target_q {
+    util::ilist<out_msg, &out_msg::link> msgs;
+    buffer cur;             // records not yet cut into a message
+    uint32_t nrec = 0;      // records in `cur`
+    uint32_t counted = 0;   // counted messages cut this epoch
+    bool active = false;    // listed in win::active
+    bool direct = false;    // direct (shared-memory) accesses wait for its enter
+};
+
+// A reply slot (pool object): where a get's, get_accumulate's or CAS's
+// result goes at the origin.
+struct op : util::pool_object {
+    win* w = nullptr;
+    void* buf = nullptr;
+    int64_t count = 0;
+    const dame::type* t = nullptr;  // retained until complete
+    uint64_t expect = 0;            // result bytes
+    uint64_t got = 0;
+};
+
+// A message of a later epoch, kept until this rank reaches it.
+struct future_msg {
+    int src;
+    uint8_t handler;
+    std::vector<std::byte> hdr, payload;
+};
+
+class win {
+  public:
+    uintptr_t handle = 0;
+    dev::comm* comm = nullptr;  // private dup; its context id names the window on the wire
+    std::byte* base = nullptr;
+    uint64_t size = 0;
+    int64_t disp_unit = 1;
+    flavor fl = flavor::create;
+    std::vector<peer_info> peers;
+    std::vector<std::byte*> direct_base;  // mapped base of each peer (node segment), or null
+    std::vector<node_slot*> slot_of;      // each peer's slot in the node segment, or null
+    node_slot* my_slot = nullptr;
+    shm::segment seg;                     // Win_allocate: this node's shared segment
+    void* heap = nullptr;                 // Win_allocate without a segment
+
+    // ---- epochs
+    uint32_t epoch = 0;
+    bool access = false;       // inside an access epoch (a fence without NOSUCCEED)
+    uint32_t ops = 0;          // operations issued in this epoch (any target)
+
+    // ---- origin side
+    std::vector<target_q> tq;  // by communicator rank
+    std::vector<int> active;   // targets with something this epoch
+    uint32_t pending_resp = 0;
+    uint32_t inflight = 0;     // out_msgs of this window not yet gone
+    std::vector<uint32_t> enters;  // per rank: last epoch it told us it entered (+1)
+
+    // ---- target side
+    uint32_t received = 0, expected = 0, finals = 0;
+    std::vector<future_msg> future;
+    std::vector<buffer> replies;   // per origin rank: replies being gathered
+    std::vector<uint32_t> reply_recs;
+    // First failure seen this epoch, reported by the closing fence: a peer
+    // accessed outside this window, or a target refused one of our records.
+    status error = status::ok;
+    std::string error_text;
+    std::string report;  // the text of the error the last fence returned
+
+    // ---- API state
+    MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+    std::string name;
+    // Attribute values handed out by pointer (MPI_Win_get_attr).
+    void* attr_base = nullptr;
+    MPI_Aint attr_size = 0;
+    int attr_disp_unit = 0;
+    int attr_flavor = 0;
+    int attr_model = 0;
+
+    int rank() const noexcept;
+    int nranks() const noexcept;
+    int lpid(int r) const noexcept;
+};
+
+}  // namespace ch4lite::rma

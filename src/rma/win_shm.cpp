@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// Win_allocate memory in a node-wide shared segment (docs/rma.md, "Shared
+// memory"). The lowest comm rank of each node creates one segment for the
+// node's members of the window (name ch4lite-<uid>-<job key>-w<random>,
+// O_EXCL, mode 0600, checked on attach; shm/segment.hpp), the others attach,
+// and the creator unlinks it once everybody reported: nothing stays in
+// /dev/shm even if the job is killed later (and mpiexec removes
+// ch4lite-<uid>-<job key>-* of a killed job anyway).
+//
+// Layout: one 64-byte slot per local member ({epoch it is in, accumulate
+// lock}), then each member's memory, page aligned, in comm-rank order.
+// Collective over the window's communicator; if any member of a node cannot
+// create or attach, that node's members use private memory.
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "device/coll.hpp"
+#include "device/comm.hpp"
+#include "device/device.hpp"
+#include "rma/win_internal.hpp"
+#include "util/env.hpp"
+#include "util/log.hpp"
+
+namespace ch4lite::rma {
+
+namespace {
+
+constexpr uint64_t page = 4096;
+uint64_t round_up(uint64_t v) { return (v + page - 1) & ~(page - 1); }
+
+struct node_info {  // allgathered
+    uint64_t size;
+    int32_t node;   // node id of the member, -1 when shm does not reach it
+    int32_t ok;     // second round: attached
+    char name[64];  // second round: the creator's segment name
+};
+
+uint64_t random64() noexcept {
+    uint64_t v = 0;
+    if (::getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v))
+        v = static_cast<uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ull ^ reinterpret_cast<uint64_t>(&v);
+    return v;
+}
+
+bool enabled() noexcept {
+    static const bool on = util::env_bool("CH4LITE_RMA_SHM", true);
+    return on;
+}
+
+}  // namespace
+
+bool alloc_node_memory(win* w, int32_t& shm_off) noexcept {
+    shm_off = -1;
+    const int n = w->nranks(), me = w->rank();
+    // The same answer on every member: shm on, and more than one member on some node.
+    if (!enabled() || !shm::transport::enabled()) return false;
+    std::vector<node_info> info(static_cast<std::size_t>(n));
+    node_info& mine = info[static_cast<std::size_t>(me)];
+    mine = {};
+    mine.size = w->size;
+    const auto& nodes = dev::g_dev.boot.node_of();
+    mine.node = nodes[static_cast<std::size_t>(dev::g_dev.world_rank)];
+    if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
+    // My node's members (comm-rank order); their slots and offsets.
+    std::vector<int> locals;
+    for (int r = 0; r < n; ++r)
+        if (r == me || (info[static_cast<std::size_t>(r)].node == mine.node &&
+                        dev::g_dev.shm.local(w->lpid(r))))
+            locals.push_back(r);
+    uint64_t total = round_up(64 * locals.size());
+    for (int r : locals) total += round_up(info[static_cast<std::size_t>(r)].size);
+    const bool creator = locals.front() == me;
+    std::string why;
+    status s = status::ok;
+    std::string name;
+    if (locals.size() > 1 && creator) {
+        s = status::again;
+        for (int attempt = 0; attempt < 16 && s == status::again; ++attempt) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "/ch4lite-%u-%016" PRIx64 "-w%016" PRIx64,
+                          static_cast<unsigned>(::getuid()), dev::g_dev.boot.job_key(), random64());
+            name = buf;
+            s = shm::segment::create(name, total, w->seg, why);
+        }
+        if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", name.c_str());
+    }
+    // Round 2: the creators' names.
+    mine.ok = 1;
+    if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
+    if (locals.size() > 1 && !creator) {
+        const node_info& c = info[static_cast<std::size_t>(locals.front())];
+        s = c.name[0] ? shm::segment::attach(c.name, total, w->seg, why) : status::io;
+    }
+    if (locals.size() < 2) s = status::unsupported;
+    if (s != status::ok && locals.size() > 1) util::verbose("rma: window segment: %s", why.c_str());
+    // Round 3: did everybody of my node get it?
+    mine.ok = s == status::ok;
+    if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
+    bool all = locals.size() > 1;
+    for (int r : locals) all = all && info[static_cast<std::size_t>(r)].ok;
+    if (creator) w->seg.unlink();
+    if (!all) {
+        w->seg.reset();
+        return false;
+    }
+    uint64_t off = round_up(64 * locals.size());
+    for (std::size_t i = 0; i < locals.size(); ++i) {
+        const int r = locals[i];
+        w->direct_base[static_cast<std::size_t>(r)] = w->seg.base() + off;
+        w->slot_of[static_cast<std::size_t>(r)] = reinterpret_cast<node_slot*>(w->seg.base() + 64 * i);
+        if (r == me) shm_off = static_cast<int32_t>(i);
+        off += round_up(info[static_cast<std::size_t>(r)].size);
+    }
+    w->base = w->direct_base[static_cast<std::size_t>(me)];
+    w->my_slot = w->slot_of[static_cast<std::size_t>(me)];
+    return true;
+}
+
+void map_node_peers(win* w) noexcept {
+    // A peer is accessed directly only when it is in my segment (set above).
+    // Nothing else to map: publish that I am in epoch 0.
+    if (w->my_slot) std::atomic_ref<uint32_t>(w->my_slot->epoch).store(w->epoch, std::memory_order_release);
+}
+
+}  // namespace ch4lite::rma

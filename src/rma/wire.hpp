@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// The RMA wire format (docs/rma.md, "Wire format"). Every rank of a job runs
+// the same binary, so these are plain structs copied byte for byte.
+//
+//   am_rma_batch   origin -> target: the operations of one epoch, many per
+//                  message. Header batch_hdr; payload = records, each 8-byte
+//                  aligned. The origin's last message of an epoch to a target
+//                  carries bf_final and the number of counted messages it sent
+//                  there; a target with nothing to receive gets a bare final.
+//   am_rma_resp    target -> origin: replies (get data, old values, CAS),
+//                  many per message: resp_rec + data, 8-byte aligned.
+//   am_rma_resp_data  target -> origin: one piece of a large contiguous get,
+//                  zero copy from the window (header resp_data_hdr).
+//   am_rma_enter   "I entered fence `epoch`": sent before the direct
+//                  (shared-memory) accesses of a fence, which may start only
+//                  once their target has finished the previous epoch.
+//
+// Record (payload of am_rma_batch), 8-byte aligned:
+//   rec                          16 bytes
+//   rec_resp                     8 bytes, when the kind replies
+//   uint64 nseg, nseg x seg      when rf_segs: target pieces (byte offsets
+//                                in the target window), in stream order
+//   data                         put/acc/getacc: `bytes`; cas: 2 x `bytes`
+//                                (new value, compare value); padded to 8
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "device/am.hpp"
+
+namespace ch4lite::rma {
+
+inline constexpr uint8_t am_rma_batch = dev::am_rma_first + 0;
+inline constexpr uint8_t am_rma_resp = dev::am_rma_first + 1;
+inline constexpr uint8_t am_rma_resp_data = dev::am_rma_first + 2;
+inline constexpr uint8_t am_rma_enter = dev::am_rma_first + 3;
+static_assert(am_rma_enter <= dev::am_rma_last);
+
+enum batch_flags : uint16_t {
+    bf_final = 1u << 0,  // `total` = counted messages the origin sent this epoch
+    bf_bare = 1u << 1,   // no records: a final alone, not counted itself
+    bf_direct = 1u << 2, // the origin also accessed this target directly
+};
+
+struct batch_hdr {
+    uint32_t ctx;    // context id of the window's communicator
+    uint32_t epoch;  // origin's epoch number
+    uint32_t total;  // with bf_final
+    uint16_t flags;
+    uint16_t pad;
+    int32_t src;     // origin's rank in the window's communicator
+    uint32_t nrec;   // records in the payload
+};
+
+struct enter_hdr {
+    uint32_t ctx;
+    uint32_t epoch;
+    int32_t src;
+};
+
+struct resp_hdr {
+    uint32_t nrec;
+};
+
+enum rec_kind : uint8_t { rk_put = 1, rk_get, rk_acc, rk_getacc, rk_cas };
+enum rec_flags : uint8_t {
+    rf_segs = 1u << 0,    // a segment list replaces `disp`
+    rf_nodata = 1u << 1,  // getacc with MPI_NO_OP: nothing to apply
+};
+
+struct rec {
+    uint8_t kind;
+    uint8_t flags;
+    uint8_t op;     // dev::op_id (acc, getacc)
+    uint8_t basic;  // dame::basic_kind (acc, getacc, cas)
+    uint32_t bytes; // stream bytes this record covers at the target
+    uint64_t disp;  // target byte offset (without rf_segs)
+};
+static_assert(sizeof(rec) == 16);
+
+struct rec_resp {
+    uint32_t id;      // origin's response slot
+    uint32_t pad;
+    uint64_t offset;  // where this record's reply goes in the result stream
+};
+
+struct seg {
+    uint64_t off;  // byte offset in the target window
+    uint64_t len;
+};
+
+enum resp_flags : uint32_t {
+    rsf_range = 1u << 0,  // the target refused the record: outside its window
+    rsf_bad = 1u << 1,    // the target refused the record: malformed / invalid op
+};
+
+struct resp_rec {
+    uint32_t id;
+    uint32_t bytes;
+    uint64_t offset;
+    uint32_t flags;  // resp_flags; the data is then zeros
+    uint32_t pad;
+};
+
+struct resp_data_hdr {
+    uint32_t id;
+    uint32_t pad;
+    uint64_t offset;
+};
+
+inline constexpr bool rec_replies(uint8_t kind) noexcept {
+    return kind == rk_get || kind == rk_getacc || kind == rk_cas;
+}
+inline constexpr std::size_t pad8(std::size_t n) noexcept { return (n + 7) & ~std::size_t{7}; }
+
+}  // namespace ch4lite::rma

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/* Bad input with MPI_ERRORS_RETURN on the window: every case returns the
+ * right class, names the function, and leaves the window usable and the
+ * memory untouched. With CH4LITE_RMA_CHECK_ORIGIN=0 (argument "target") the
+ * origin skips its range check and the target must refuse the access. */
+#include "mpitest.h"
+
+static int rank, size;
+
+static void expect(int rc, int cls, const char* func, const char* what) {
+    int c = -1;
+    char s[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    CHECK(rc != MPI_SUCCESS, "%s: succeeded", what);
+    MPI_Error_class(rc, &c);
+    MPI_Error_string(rc, s, &len);
+    CHECK(c == cls, "%s: class %d, want %d (%s)", what, c, cls, s);
+    CHECK(strstr(s, func) != NULL, "%s: message does not name %s: %s", what, func, s);
+}
+
+static int handler_calls = 0, handler_class = 0;
+static void on_error(MPI_Win* win, int* code, ...) {
+    ++handler_calls;
+    MPI_Error_class(*code, &handler_class);
+    (void)win;
+}
+
+int main(int argc, char** argv) {
+    mt_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);  /* errors without a window */
+    const int target_mode = argc > 1 && strcmp(argv[1], "target") == 0;
+    long mem[16], v[32];
+    for (int i = 0; i < 16; ++i) mem[i] = 1000 + i;
+    for (int i = 0; i < 32; ++i) v[i] = -i;
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, sizeof mem, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    int right = (rank + 1) % size;
+
+    if (target_mode) {
+        /* the origin does not check: the target refuses and reports at its fence */
+        CHECK_MPI(MPI_Win_fence(0, win));
+        CHECK_MPI(MPI_Put(v, 4, MPI_LONG, right, 14, 4, MPI_LONG, win));
+        long g[4] = {9, 9, 9, 9};
+        CHECK_MPI(MPI_Get(g, 4, MPI_LONG, right, 1L << 40, 4, MPI_LONG, win));
+        int rc = MPI_Win_fence(0, win);
+        expect(rc, MPI_ERR_RMA_RANGE, "MPI_Win_fence", "refused accesses");
+        for (int i = 0; i < 16; ++i) CHECK(mem[i] == 1000 + i, "refused put wrote mem[%d]", i);
+        for (int i = 0; i < 4; ++i) CHECK(g[i] == 9, "a refused get wrote %ld into the origin buffer", g[i]);
+        /* the window still works (next epoch: the loads above must not race it) */
+        CHECK_MPI(MPI_Win_fence(0, win));
+        CHECK_MPI(MPI_Put(v, 4, MPI_LONG, right, 0, 4, MPI_LONG, win));
+        CHECK_MPI(MPI_Win_fence(0, win));
+        CHECK(mem[3] == -3, "window unusable after a refused access");
+        CHECK_MPI(MPI_Win_free(&win));
+        if (rank == 0) printf("rma_errors (target checks): OK\n");
+        MPI_Finalize();
+        return 0;
+    }
+
+    /* outside an epoch */
+    expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put before the first fence");
+    CHECK_MPI(MPI_Win_fence(0, win));
+    /* rank, displacement, range, counts, types, ops */
+    expect(MPI_Put(v, 1, MPI_LONG, size, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "rank == size");
+    expect(MPI_Get(v, 1, MPI_LONG, -5, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Get", "rank < 0");
+    expect(MPI_Put(v, 1, MPI_LONG, right, -1, 1, MPI_LONG, win), MPI_ERR_DISP, "MPI_Put", "negative disp");
+    expect(MPI_Put(v, 4, MPI_LONG, right, 13, 4, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "past the end");
+    expect(MPI_Get(v, 17, MPI_LONG, right, 0, 17, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Get", "too long");
+    MPI_Datatype vec;
+    CHECK_MPI(MPI_Type_vector(4, 1, 6, MPI_LONG, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
+    expect(MPI_Put(v, 4, MPI_LONG, right, 0, 1, vec, win), MPI_ERR_RMA_RANGE, "MPI_Put", "derived type past the end");
+    expect(MPI_Put(v, -1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_COUNT, "MPI_Put", "negative count");
+    expect(MPI_Put(v, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "null type");
+    expect(MPI_Put(v, 2, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "size mismatch");
+    expect(MPI_Accumulate(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_OP_NULL, win), MPI_ERR_OP, "MPI_Accumulate", "null op");
+    expect(MPI_Accumulate(v, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win), MPI_ERR_OP, "MPI_Accumulate", "BAND on double");
+    expect(MPI_Accumulate(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_MINLOC, win), MPI_ERR_OP, "MPI_Accumulate", "MINLOC on long");
+    expect(MPI_Accumulate(v, 2, MPI_INT, right, 0, 1, MPI_LONG, MPI_SUM, win), MPI_ERR_TYPE, "MPI_Accumulate", "int onto long");
+    expect(MPI_Compare_and_swap(v, v + 1, v + 2, MPI_DOUBLE, right, 0, win), MPI_ERR_TYPE, "MPI_Compare_and_swap", "CAS on double");
+    expect(MPI_Win_fence(0x7, win), MPI_ERR_ASSERT, "MPI_Win_fence", "bad assert");
+    expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Put", "null window");
+    /* MPI_PROC_NULL is a no-op */
+    CHECK_MPI(MPI_Put(v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, win));
+    /* synchronization this library does not implement */
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_lock", "lock");
+    expect(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_post", "post");
+    /* nothing above touched anything */
+    CHECK_MPI(MPI_Win_fence(0, win));
+    for (int i = 0; i < 16; ++i) CHECK(mem[i] == 1000 + i, "a failed call wrote mem[%d]", i);
+    CHECK_MPI(MPI_Win_fence(0, win));
+    /* NOPRECEDE over an epoch with operations; Win_free with operations pending */
+    CHECK_MPI(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win));
+    expect(MPI_Win_fence(MPI_MODE_NOPRECEDE, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence", "NOPRECEDE with operations");
+    MPI_Win keep = win;
+    expect(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free", "free with operations pending");
+    CHECK(win == keep, "a failed Win_free changed the handle");
+    CHECK_MPI(MPI_Win_fence(0, win));
+    CHECK(mem[0] == 0, "the pending put was lost");
+    /* after NOSUCCEED there is no epoch */
+    CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    expect(MPI_Get(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Get", "get after NOSUCCEED");
+    /* a user error handler sees the error */
+    MPI_Errhandler eh, got;
+    CHECK_MPI(MPI_Win_create_errhandler(on_error, &eh));
+    CHECK_MPI(MPI_Win_set_errhandler(win, eh));
+    CHECK_MPI(MPI_Win_get_errhandler(win, &got));
+    CHECK(got == eh, "Win_get_errhandler");
+    MPI_Errhandler_free(&got);
+    MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win);
+    CHECK(handler_calls == 1 && handler_class == MPI_ERR_RMA_SYNC, "user handler: %d calls, class %d",
+          handler_calls, handler_class);
+    CHECK_MPI(MPI_Win_call_errhandler(win, MPI_ERR_OTHER));
+    CHECK(handler_calls == 2 && handler_class == MPI_ERR_OTHER, "Win_call_errhandler");
+    MPI_Errhandler_free(&eh);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Type_free(&vec);
+    CHECK_MPI(MPI_Win_free(&win));
+    expect(MPI_Win_free(&win), MPI_ERR_WIN, "MPI_Win_free", "double free");
+    if (rank == 0) printf("rma_errors: OK\n");
+    MPI_Finalize();
+    return 0;
+}
