@@ -80,10 +80,13 @@ void init_protocol_limits() {
 // Who matches point-to-point messages (device_state::device_matching). The
 // decision must be the same on every rank: it depends only on CH4LITE_SHM
 // (one value per job) and the node map, never on whether this node's
-// segment came up (without it, local peers go through netmod AMs).
+// segment came up (without it, local peers go through netmod AMs) — and on
+// whether the netmod's provider can be trusted with tagged messages
+// (tagged_usable(): the same provider, hence the same answer, everywhere).
 void init_p2p_mode() {
     const bool shared_nodes = g_dev.boot.num_nodes() < g_dev.world_size;
-    g_dev.device_matching = !native_tagged || (shm::transport::enabled() && shared_nodes);
+    g_dev.device_matching = !native_tagged || !g_dev.nm.tagged_usable() ||
+                            (shm::transport::enabled() && shared_nodes);
     g_dev.nm_quiet = g_dev.device_matching && g_dev.shm.local_ranks() == g_dev.world_size;
 }
 
@@ -108,13 +111,13 @@ status init(int required, int& provided, std::string& error) {
     comms_init(g_dev.world_rank, g_dev.world_size);
     s = g_dev.shm.init(g_dev.boot, error);
     if (s != status::ok) return s;
-    init_p2p_mode();
     s = g_dev.nm.init(g_dev.boot);
     if (s != status::ok) {
         error = std::string("netmod '") + active_netmod::name + "' failed to initialize (" +
                 to_string(s) + ")";
         return s;
     }
+    init_p2p_mode();
     util::verbose("rank %d of %d: %s; %d rank(s) on this node, %d usable core(s)%s",
                   g_dev.world_rank, g_dev.world_size, library_version().c_str(),
                   g_dev.local_ranks, g_dev.usable_cores,
