@@ -2,16 +2,26 @@
 // MPI_Win_fence and the arrival of RMA messages (docs/rma.md, "Fence").
 //
 // Closing fence of epoch e at rank r:
-//   1. post every queued message, in order per target; the last one to each
-//      target carries bf_final and the number of counted messages sent
-//      there; every other peer gets a bare final (counts piggybacked on the
-//      data, one message per pair when there is data);
-//   2. progress until every peer's final arrived and everything announced
-//      was applied, every reply arrived and every message left;
+//   1. post every queued message, in order per target; the last one to an
+//      off-node target carries bf_final and the number of counted messages
+//      sent there; every other off-node peer gets a bare final (counts
+//      piggybacked on the data, one message per pair when there is data).
+//      A node peer (same window segment) instead gets one atomic add to its
+//      slot's fence word: arrival + counted messages (+ "I sent messages"),
+//      after r's direct accesses and after r posted its messages to it;
+//   2. progress until every off-node peer's final and every node peer's
+//      arrival is in, everything announced was applied, every reply arrived
+//      and every message left;
 //   3. e+1 starts; messages of e+1 that arrived early are applied now.
 // No barrier: a rank leaves as soon as its own conditions hold. A peer
 // that left already may send e+1 messages to a rank still in e; those wait
 // in win::future. MPI_MODE_NOPRECEDE (nothing to close) skips all of it.
+//
+// Fence words are per parity of w.gen (synchronizing fences). A node peer
+// adds to sync[g & 1] of my slot at fence g; I clear it when I leave fence
+// g, before I add to anybody's word for fence g + 1; nobody can add for
+// fence g + 2 before it has seen my arrival of fence g + 1. So a word
+// never mixes two fences.
 #include <mpi.h>
 
 #include <atomic>
@@ -30,9 +40,21 @@ namespace ch4lite::rma {
 
 namespace {
 
-bool fence_done(const win& w) noexcept {
-    return w.finals + 1 == static_cast<uint32_t>(w.nranks()) && w.received == w.expected &&
-           w.pending_resp == 0 && w.inflight == 0;
+// The fence word of the current synchronizing fence in my slot.
+std::atomic_ref<uint64_t> my_word(win& w) noexcept {
+    return std::atomic_ref<uint64_t>(w.my_slot->sync[w.gen & 1]);
+}
+
+bool fence_done(win& w, uint64_t& word) noexcept {
+    uint64_t node_msgs = 0;
+    if (w.my_slot) {
+        word = my_word(w).load(std::memory_order_acquire);
+        if (word / sync_arrive != w.node_peers.size()) return false;
+        node_msgs = word & sync_msgs_mask;
+    }
+    const auto offnode = static_cast<uint32_t>(w.nranks() - 1 - static_cast<int>(w.node_peers.size()));
+    return w.finals == offnode && w.received == w.expected + node_msgs && w.pending_resp == 0 &&
+           w.inflight == 0;
 }
 
 status post_bare_final(win& w, int t) noexcept {
@@ -44,23 +66,30 @@ status post_bare_final(win& w, int t) noexcept {
     return post(m);
 }
 
-// Step 1. Every peer gets exactly one final.
-status issue(win& w) noexcept {
+bool node_peer(const win& w, int t) noexcept {
+    return w.my_slot && w.slot_of[static_cast<std::size_t>(t)];
+}
+
+// Step 1. Every off-node peer gets exactly one final, every node peer one
+// add to its fence word. `sent`: this rank sent counted messages this epoch.
+status issue(win& w, bool& sent) noexcept {
     status result = status::ok;
     const int me = w.rank();
+    sent = false;
     for (int t : w.active) {
         if (t == me) continue;
         status s = batch_cut(w, t);
         target_q& q = w.tq[static_cast<std::size_t>(t)];
         out_msg* last = nullptr;
         for (out_msg* m = q.msgs.front(); m; m = q.msgs.next(m)) last = m;
-        if (last) {
+        if (last && !node_peer(w, t)) {
             batch_hdr h;
             std::memcpy(&h, last->hdr, sizeof h);
             h.flags |= bf_final;
             h.total = q.counted;
             std::memcpy(last->hdr, &h, sizeof h);
         }
+        sent = sent || q.counted;
         while (out_msg* m = q.msgs.pop_front()) {
             const status ps = post(m);
             if (s == status::ok) s = ps;
@@ -68,11 +97,20 @@ status issue(win& w) noexcept {
         if (s != status::ok && result == status::ok) result = s;
     }
     for (int t = 0; t < w.nranks(); ++t) {
-        if (t == me) continue;
+        if (t == me || node_peer(w, t)) continue;
         const target_q& q = w.tq[static_cast<std::size_t>(t)];
         if (q.active && q.counted) continue;
         const status s = post_bare_final(w, t);
         if (s != status::ok && result == status::ok) result = s;
+    }
+    // Release: my direct accesses and the posting of my messages come first.
+    // A target counts messages that are still in the back-pressure FIFO as
+    // expected and waits for them.
+    const uint64_t mine = sync_arrive + (sent ? sync_sender : 0);
+    for (int t : w.node_peers) {
+        const target_q& q = w.tq[static_cast<std::size_t>(t)];
+        std::atomic_ref<uint64_t>(w.slot_of[static_cast<std::size_t>(t)]->sync[w.gen & 1])
+            .fetch_add(mine + (q.active ? q.counted : 0), std::memory_order_release);
     }
     return result;
 }
@@ -80,9 +118,11 @@ status issue(win& w) noexcept {
 void handle_batch(win& w, int src_world, const batch_hdr& h, const void* payload,
                   std::size_t plen) noexcept;
 
-// Step 3.
-void advance(win& w) noexcept {
+// Step 3. `ready`: every node peer has applied everything of the epoch
+// that ends (see win::ready).
+void advance(win& w, bool ready) noexcept {
     ++w.epoch;
+    w.ready = ready ? w.epoch : ~0u;
     w.received = w.expected = w.finals = 0;
     w.ops = 0;
     w.error = status::ok;
@@ -156,18 +196,27 @@ void wait_epoch(win& w, int t) noexcept {
 status fence(win& w, int assert) noexcept {
     if (assert & MPI_MODE_NOPRECEDE) {
         // Nothing was issued anywhere in the epoch this fence closes (the
-        // API checked our side): no counts to exchange.
-        advance(w);
+        // API checked our side): no counts to exchange. Peers may have
+        // stored into their windows since the last fence, so direct
+        // accesses wait for them to publish this epoch (w.ready cleared).
+        advance(w, false);
         w.access = !(assert & MPI_MODE_NOSUCCEED);
         return status::ok;
     }
-    status s = issue(w);
-    wait_until([&w] { return fence_done(w); });
+    bool sent = false;
+    status s = issue(w, sent);
+    uint64_t word = 0;
+    wait_until([&] { return fence_done(w, word); });
     if (s == status::ok && w.error != status::ok) {
         s = w.error;
         w.report = w.error_text;
     }
-    advance(w);
+    // Every node peer arrived; if the window is all on this node and nobody
+    // sent a message, every member has nothing left to apply of this epoch.
+    const bool ready = w.all_node && !sent && !(word & sync_senders_mask);
+    if (w.my_slot) my_word(w).store(0, std::memory_order_relaxed);
+    ++w.gen;
+    advance(w, ready);
     w.access = !(assert & MPI_MODE_NOSUCCEED);
     return s;
 }

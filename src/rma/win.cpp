@@ -51,7 +51,6 @@ status begin(win* w, dev::comm& c) noexcept {
     w->tq = std::vector<target_q>(n);
     w->replies = std::vector<buffer>(n);
     w->reply_recs.assign(n, 0);
-    w->enters.assign(n, 0);
     w->direct_base.assign(n, nullptr);
     w->slot_of.assign(n, nullptr);
     w->peers.resize(n);
@@ -94,10 +93,13 @@ status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c,
     w->size = size;
     w->disp_unit = disp_unit;
     w->fl = flavor::create;
+    status s = begin(w, c);
+    int32_t node_idx = -1;
+    if (s == status::ok) (void)node_segment(w, false, node_idx);  // slots only
     const peer_info mine{reinterpret_cast<uint64_t>(base), size, disp_unit,
                          static_cast<int32_t>(::getpid()), -1};
-    status s = begin(w, c);
     if (s == status::ok) s = finish(w, mine);
+    if (s == status::ok) map_node_peers(w);
     if (s != status::ok) {
         destroy(w);
         return s;
@@ -122,7 +124,7 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
     // its own allocation failed (reported after it).
     status mem = status::ok;
     int32_t shm_off = -1;
-    if (!alloc_node_memory(w, shm_off)) {
+    if (!node_segment(w, true, shm_off)) {
         if (posix_memalign(&w->heap, 64, size ? size : 1) != 0) {
             w->heap = nullptr;
             mem = status::no_mem;

@@ -44,12 +44,15 @@ struct peer_info {
 
 // A node segment's per-member slot (one cache line): the epoch the member
 // is in (published when it leaves a fence: peers may then access its
-// memory directly for that epoch) and the lock that makes accumulates into
-// its memory atomic, whoever applies them.
+// memory directly for that epoch), the lock that makes accumulates into
+// its memory atomic, whoever applies them, and the fence words its node
+// peers add their arrival to (docs/rma.md, "Fence through the segment"):
+// sync[g & 1] for the g-th synchronizing fence, see win_internal.hpp.
 struct node_slot {
     uint32_t epoch;
     uint32_t lock;
-    uint8_t pad[56];
+    uint64_t sync[2];
+    uint8_t pad[40];
 };
 static_assert(sizeof(node_slot) == 64);
 
@@ -92,21 +95,27 @@ class win {
     std::vector<peer_info> peers;
     std::vector<std::byte*> direct_base;  // mapped base of each peer (node segment), or null
     std::vector<node_slot*> slot_of;      // each peer's slot in the node segment, or null
+    std::vector<int> node_peers;          // comm ranks in my segment, without me
     node_slot* my_slot = nullptr;
-    shm::segment seg;                     // Win_allocate: this node's shared segment
+    bool all_node = false;                // every member is in my segment
+    shm::segment seg;                     // this node's shared segment (slots [+ Win_allocate memory])
     void* heap = nullptr;                 // Win_allocate without a segment
 
     // ---- epochs
     uint32_t epoch = 0;
     bool access = false;       // inside an access epoch (a fence without NOSUCCEED)
     uint32_t ops = 0;          // operations issued in this epoch (any target)
+    uint32_t gen = 0;          // synchronizing fences completed (not MPI_MODE_NOPRECEDE)
+    // Epoch in which every node peer is known to have applied everything of
+    // the previous one (nobody sent a message in it): direct accesses need
+    // not look at the target's slot. ~0: unknown.
+    uint32_t ready = ~0u;
 
     // ---- origin side
     std::vector<target_q> tq;  // by communicator rank
     std::vector<int> active;   // targets with something this epoch
     uint32_t pending_resp = 0;
     uint32_t inflight = 0;     // out_msgs of this window not yet gone
-    std::vector<uint32_t> enters;  // per rank: last epoch it told us it entered (+1)
 
     // ---- target side
     uint32_t received = 0, expected = 0, finals = 0;

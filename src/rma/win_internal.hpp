@@ -11,28 +11,48 @@ namespace ch4lite::rma {
 // The window whose communicator has context id `ctx` (wire lookup).
 win* by_context(uint32_t ctx) noexcept;
 
-// Win_allocate: places this rank's memory in a shared segment of its node
-// (collective over w->comm) when shm is on; sets w->base/w->seg and
-// `shm_off` (page index in the node segment). False: use private memory.
-bool alloc_node_memory(win* w, int32_t& shm_off) noexcept;
+// Places the window's node members in one shared segment (collective over
+// w->comm) when shm is on: their slots (epoch, accumulate lock, fence words)
+// and, with `memory` (Win_allocate), their window memory; sets w->seg,
+// slot_of, node_peers, all_node, and with memory w->base, direct_base and
+// `shm_off` (index in the node). False: this rank has no node segment.
+bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept;
 // After the exchange: publishes that this rank is in epoch 0.
 void map_node_peers(win* w) noexcept;
 
 // Waits (with progress) until node peer t has left the previous fence.
 void wait_epoch(win& w, int t) noexcept;
 
-// Direct access (node segment): t's memory for an operation of this epoch,
-// or null when t is not in our segment or already has queued operations
-// this epoch (order per target). t must have finished the previous epoch
-// (applied everything of it) before we touch its memory: it publishes its
-// epoch when it leaves a fence, and it leaves without our help (everything
-// it needs from us was sent before we left), so waiting for it is safe.
-inline std::byte* direct_target(win& w, int t) noexcept {
-    std::byte* b = w.direct_base[static_cast<std::size_t>(t)];
-    if (!b || w.tq[static_cast<std::size_t>(t)].active) return nullptr;
+// Fence words (node_slot::sync): every node peer adds, once per
+// synchronizing fence, sync_arrive + the number of counted messages it sent
+// to the slot's owner this epoch (+ sync_sender when it sent a counted
+// message to anybody). Fields: messages in bits 0..39, senders 40..51,
+// arrivals 52..63 (so at most sync_max_local members per node).
+inline constexpr uint64_t sync_msgs_mask = (uint64_t{1} << 40) - 1;
+inline constexpr uint64_t sync_sender = uint64_t{1} << 40;
+inline constexpr uint64_t sync_arrive = uint64_t{1} << 52;
+inline constexpr uint64_t sync_senders_mask = sync_arrive - sync_sender;
+inline constexpr std::size_t sync_max_local = 4095;
+
+// t may be accessed directly in this epoch: it has applied
+// everything of the previous one. Either the last fence told us so for
+// every node peer (w.ready), or t published this epoch in its slot (it
+// leaves a fence without our help: everything it needs from us was sent
+// or counted before we left, so waiting for it cannot deadlock).
+inline void reach_target(win& w, int t) noexcept {
+    if (w.ready == w.epoch) return;
     const uint32_t e = std::atomic_ref<uint32_t>(w.slot_of[static_cast<std::size_t>(t)]->epoch)
                            .load(std::memory_order_acquire);
     if (__builtin_expect(e != w.epoch, 0)) wait_epoch(w, t);
+}
+
+// Direct access (node segment): t's memory for an operation of this epoch,
+// or null when t is not in our segment or already has queued operations
+// this epoch (order per target).
+inline std::byte* direct_target(win& w, int t) noexcept {
+    std::byte* b = w.direct_base[static_cast<std::size_t>(t)];
+    if (!b || w.tq[static_cast<std::size_t>(t)].active) return nullptr;
+    reach_target(w, t);
     return b;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Win_allocate memory in a node-wide shared segment (docs/rma.md, "Shared
-// memory"). The lowest comm rank of each node creates one segment for the
+// The node segment of a window (docs/rma.md, "Shared memory"): every
+// window's node members share one segment for their slots, and a
+// Win_allocate window also places its memory there. The lowest comm rank of each node creates one segment for the
 // node's members of the window (name ch4lite-<uid>-<job key>-w<random>,
 // O_EXCL, mode 0600, checked on attach; shm/segment.hpp), the others attach,
 // and the creator unlinks it once everybody reported: nothing stays in
@@ -8,9 +9,10 @@
 // ch4lite-<uid>-<job key>-* of a killed job anyway).
 //
 // Layout: one 64-byte slot per local member ({epoch it is in, accumulate
-// lock}), then each member's memory, page aligned, in comm-rank order.
-// Collective over the window's communicator; if any member of a node cannot
-// create or attach, that node's members use private memory.
+// lock, fence words}), then (Win_allocate) each member's memory, page
+// aligned, in comm-rank order. Collective over the window's communicator;
+// if any member of a node cannot create or attach, that node's members use
+// private memory and fence messages.
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -55,7 +57,7 @@ bool enabled() noexcept {
 
 }  // namespace
 
-bool alloc_node_memory(win* w, int32_t& shm_off) noexcept {
+bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     shm_off = -1;
     const int n = w->nranks(), me = w->rank();
     // The same answer on every member: shm on, and more than one member on some node.
@@ -63,7 +65,7 @@ bool alloc_node_memory(win* w, int32_t& shm_off) noexcept {
     std::vector<node_info> info(static_cast<std::size_t>(n));
     node_info& mine = info[static_cast<std::size_t>(me)];
     mine = {};
-    mine.size = w->size;
+    mine.size = memory ? w->size : 0;
     const auto& nodes = dev::g_dev.boot.node_of();
     mine.node = nodes[static_cast<std::size_t>(dev::g_dev.world_rank)];
     if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
@@ -79,7 +81,7 @@ bool alloc_node_memory(win* w, int32_t& shm_off) noexcept {
     std::string why;
     status s = status::ok;
     std::string name;
-    if (locals.size() > 1 && creator) {
+    if (locals.size() > 1 && locals.size() <= sync_max_local && creator) {
         s = status::again;
         for (int attempt = 0; attempt < 16 && s == status::again; ++attempt) {
             char buf[64];
@@ -93,16 +95,16 @@ bool alloc_node_memory(win* w, int32_t& shm_off) noexcept {
     // Round 2: the creators' names.
     mine.ok = 1;
     if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
-    if (locals.size() > 1 && !creator) {
+    if (locals.size() > 1 && locals.size() <= sync_max_local && !creator) {
         const node_info& c = info[static_cast<std::size_t>(locals.front())];
         s = c.name[0] ? shm::segment::attach(c.name, total, w->seg, why) : status::io;
     }
-    if (locals.size() < 2) s = status::unsupported;
+    if (locals.size() < 2 || locals.size() > sync_max_local) s = status::unsupported;
     if (s != status::ok && locals.size() > 1) util::verbose("rma: window segment: %s", why.c_str());
     // Round 3: did everybody of my node get it?
     mine.ok = s == status::ok;
     if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
-    bool all = locals.size() > 1;
+    bool all = locals.size() > 1 && locals.size() <= sync_max_local;
     for (int r : locals) all = all && info[static_cast<std::size_t>(r)].ok;
     if (creator) w->seg.unlink();
     if (!all) {
@@ -112,19 +114,20 @@ bool alloc_node_memory(win* w, int32_t& shm_off) noexcept {
     uint64_t off = round_up(64 * locals.size());
     for (std::size_t i = 0; i < locals.size(); ++i) {
         const int r = locals[i];
-        w->direct_base[static_cast<std::size_t>(r)] = w->seg.base() + off;
+        if (memory) w->direct_base[static_cast<std::size_t>(r)] = w->seg.base() + off;
         w->slot_of[static_cast<std::size_t>(r)] = reinterpret_cast<node_slot*>(w->seg.base() + 64 * i);
         if (r == me) shm_off = static_cast<int32_t>(i);
+        else w->node_peers.push_back(r);
         off += round_up(info[static_cast<std::size_t>(r)].size);
     }
-    w->base = w->direct_base[static_cast<std::size_t>(me)];
+    if (memory) w->base = w->direct_base[static_cast<std::size_t>(me)];
     w->my_slot = w->slot_of[static_cast<std::size_t>(me)];
+    w->all_node = locals.size() == static_cast<std::size_t>(n);
     return true;
 }
 
 void map_node_peers(win* w) noexcept {
-    // A peer is accessed directly only when it is in my segment (set above).
-    // Nothing else to map: publish that I am in epoch 0.
+    // Publish that I am in epoch 0.
     if (w->my_slot) std::atomic_ref<uint32_t>(w->my_slot->epoch).store(w->epoch, std::memory_order_release);
 }
 

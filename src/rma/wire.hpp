@@ -11,9 +11,6 @@
 //                  many per message: resp_rec + data, 8-byte aligned.
 //   am_rma_resp_data  target -> origin: one piece of a large contiguous get,
 //                  zero copy from the window (header resp_data_hdr).
-//   am_rma_enter   "I entered fence `epoch`": sent before the direct
-//                  (shared-memory) accesses of a fence, which may start only
-//                  once their target has finished the previous epoch.
 //
 // Record (payload of am_rma_batch), 8-byte aligned:
 //   rec                          16 bytes
@@ -33,13 +30,11 @@ namespace ch4lite::rma {
 inline constexpr uint8_t am_rma_batch = dev::am_rma_first + 0;
 inline constexpr uint8_t am_rma_resp = dev::am_rma_first + 1;
 inline constexpr uint8_t am_rma_resp_data = dev::am_rma_first + 2;
-inline constexpr uint8_t am_rma_enter = dev::am_rma_first + 3;
-static_assert(am_rma_enter <= dev::am_rma_last);
+static_assert(am_rma_resp_data <= dev::am_rma_last);
 
 enum batch_flags : uint16_t {
     bf_final = 1u << 0,  // `total` = counted messages the origin sent this epoch
     bf_bare = 1u << 1,   // no records: a final alone, not counted itself
-    bf_direct = 1u << 2, // the origin also accessed this target directly
 };
 
 struct batch_hdr {
@@ -50,12 +45,6 @@ struct batch_hdr {
     uint16_t pad;
     int32_t src;     // origin's rank in the window's communicator
     uint32_t nrec;   // records in the payload
-};
-
-struct enter_hdr {
-    uint32_t ctx;
-    uint32_t epoch;
-    int32_t src;
 };
 
 struct resp_hdr {
