@@ -8,8 +8,14 @@
 // pieces (DAME's IOV emission against a fake base, so the pieces are byte
 // offsets in the target window). Pieces are cut to fit one message and, for
 // accumulates, at element boundaries. Large contiguous puts skip the batch:
-// their pieces go zero copy from the user's buffer.
+// their pieces go zero copy from the user's buffer. Large puts and gets to
+// a node peer of a Win_create window (contiguous, or derived with large
+// pieces) are one copy by cross-memory attach at the call, when the kernel
+// lets us.
+#include <sys/uio.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "dame/dame.hpp"
@@ -21,6 +27,7 @@
 #include "rma/win_internal.hpp"
 #include "rma/wire.hpp"
 #include "util/env.hpp"
+#include "util/pool_buffer.hpp"
 
 namespace ch4lite::rma {
 
@@ -35,6 +42,138 @@ std::size_t zcopy_min() noexcept {
     static const std::size_t v =
         static_cast<std::size_t>(std::max<int64_t>(util::env_int("CH4LITE_RMA_ZCOPY_MIN", 16384), 64));
     return v;
+}
+
+// Contiguous transfers from this size to a node peer go by cross-memory
+// attach (CH4LITE_RMA_CMA_MIN).
+uint64_t cma_min() noexcept {
+    static const uint64_t v =
+        static_cast<uint64_t>(std::max<int64_t>(util::env_int("CH4LITE_RMA_CMA_MIN", 65536), 1));
+    return v;
+}
+
+// The target range lies inside t's window. The API checks it already
+// (MPI_ERR_RMA_RANGE) unless CH4LITE_RMA_CHECK_ORIGIN=0; the paths that
+// write without the target's own check (direct access, CMA) check again,
+// so such accesses go by message and the target refuses them.
+bool fits(const win& w, const target_spec& ts) noexcept {
+    if (ts.count <= 0) return true;
+    const __int128 span = static_cast<__int128>(ts.count - 1) * ts.t->extent();
+    const __int128 lo = static_cast<__int128>(ts.disp) + ts.t->true_lb() + (span < 0 ? span : 0);
+    const __int128 hi = static_cast<__int128>(ts.disp) + ts.t->true_ub() + (span > 0 ? span : 0);
+    return lo >= 0 && hi <= static_cast<__int128>(w.peers[static_cast<std::size_t>(ts.rank)].size);
+}
+
+// t's memory for a direct access of ts now, or null (see direct_target).
+std::byte* direct(win& w, const target_spec& ts) noexcept {
+    if (!w.direct_base[static_cast<std::size_t>(ts.rank)] || !fits(w, ts)) return nullptr;
+    return direct_target(w, ts.rank);
+}
+
+// Derived types go by CMA only when their pieces average this many bytes
+// (a system call moves at most max_segs pieces per side).
+constexpr uint64_t cma_piece_min = 1024;
+
+// t takes a CMA transfer of `total` bytes of (o, ts) now: it is a node peer
+// of a Win_create window we may attach to, nothing to it is queued this
+// epoch (order), the transfer is large, and it reached this epoch.
+bool cma_target(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
+    const auto i = static_cast<std::size_t>(ts.rank);
+    if (total < cma_min() || !w.cma_ok[i] || w.tq[i].active || !fits(w, ts)) return false;
+    if (!o.t->contiguous() || !ts.t->contiguous()) {
+        const int64_t pieces = std::max(dame::iov_count(*o.t, o.count), dame::iov_count(*ts.t, ts.count));
+        if (pieces <= 0 || total / static_cast<uint64_t>(pieces) < cma_piece_min) return false;
+    }
+    reach_target(w, ts.rank);
+    return true;
+}
+
+// One copy between the origin stream (o) and the target stream (ts) in t's
+// process. False when the kernel refuses (then CMA is off for t from now on;
+// part of the range may have been copied, which the message path then
+// simply repeats).
+bool cma_copy(win& w, const buf_spec& o, const target_spec& ts, bool write, uint64_t total) noexcept {
+    const pid_t pid = w.peers[static_cast<std::size_t>(ts.rank)].pid;
+    auto* rbase = reinterpret_cast<void*>(w.peers[static_cast<std::size_t>(ts.rank)].base + ts.disp);
+    dame::iov_seg ls[max_segs], rs[max_segs];
+    iovec li[max_segs], ri[max_segs];
+    uint64_t off = 0;
+    while (off < total) {
+        const auto at = static_cast<int64_t>(off);
+        const auto left = static_cast<int64_t>(total - off);
+        dame::iov_result r = dame::to_iov(*ts.t, rbase, ts.count, at, rs, max_segs, left);
+        const dame::iov_result l = dame::to_iov(*o.t, o.buf, o.count, at, ls, max_segs, r.bytes);
+        if (l.bytes < r.bytes) r = dame::to_iov(*ts.t, rbase, ts.count, at, rs, max_segs, l.bytes);
+        if (l.bytes <= 0 || r.bytes != l.bytes) break;
+        for (int64_t k = 0; k < l.segs; ++k) li[k] = {ls[k].base, ls[k].len};
+        for (int64_t k = 0; k < r.segs; ++k) ri[k] = {rs[k].base, rs[k].len};
+        const auto nl = static_cast<unsigned long>(l.segs), nr = static_cast<unsigned long>(r.segs);
+        const ssize_t got = write ? ::process_vm_writev(pid, li, nl, ri, nr, 0)
+                                  : ::process_vm_readv(pid, li, nl, ri, nr, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        off += static_cast<uint64_t>(got);
+    }
+    if (off == total) return true;
+    w.cma_ok[static_cast<std::size_t>(ts.rank)] = 0;
+    return false;
+}
+
+// One contiguous move between `local` and `remote` in process pid.
+bool cma_rw(pid_t pid, bool write, std::byte* local, uint64_t remote, uint64_t n) noexcept {
+    uint64_t done = 0;
+    while (done < n) {
+        const iovec l{local + done, n - done};
+        const iovec r{reinterpret_cast<void*>(remote + done), n - done};
+        const ssize_t got = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0)
+                                  : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        done += static_cast<uint64_t>(got);
+    }
+    return true;
+}
+
+// Accumulate (result: get_accumulate's old values, contiguous, or null) of
+// contiguous data into a node peer of a Win_create window by CMA: per
+// chunk, under the target's accumulate lock (the one it takes to apply
+// accumulates that arrive as messages), read the target range, combine,
+// write it back. Returns the bytes done; a refusal leaves the rest
+// untouched for the message path (`torn`: the kernel refused in the middle
+// of writing a chunk back, which cannot be repaired).
+uint64_t cma_acc(win& w, const buf_spec& o, const target_spec& ts, dev::op_id opv,
+                 dame::basic_kind k, uint64_t total, std::byte* result, bool& torn) noexcept {
+    const uint64_t es = dev::packed_size(k);
+    const uint64_t chunk = std::max<uint64_t>((uint64_t{128} << 10) / es * es, es);
+    const auto t = static_cast<std::size_t>(ts.rank);
+    const pid_t pid = w.peers[t].pid;
+    const uint64_t remote = w.peers[t].base + ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+    const std::byte* in = opv == dev::op_id::no_op
+                              ? nullptr
+                              : static_cast<const std::byte*>(o.buf) + o.t->true_lb();
+    util::scratch tmp;
+    std::byte* b = tmp.get(static_cast<std::size_t>(std::min(chunk, total)));
+    torn = false;
+    if (!b) return 0;
+    uint64_t off = 0;
+    while (off < total) {
+        const uint64_t n = std::min(chunk, total - off);
+        slot_lock lock(w.slot_of[t]);
+        if (!cma_rw(pid, false, b, remote + off, n)) break;
+        if (result) std::memcpy(result + off, b, n);
+        if (!in) {
+            off += n;
+            continue;
+        }
+        dev::op_apply(opv, k, in + off, b, n / es);
+        if (!cma_rw(pid, true, b, remote + off, n)) {
+            torn = true;
+            break;
+        }
+        off += n;
+    }
+    if (off < total) w.cma_ok[t] = 0;
+    return off;
 }
 
 void pack_origin(const buf_spec& o, uint64_t off, uint64_t n, std::byte* dst) noexcept {
@@ -65,14 +204,15 @@ struct rec_desc {
     uint64_t esize;        // pieces end at multiples of it
 };
 
-// Appends the records covering `total` target-stream bytes of ts.
-status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total) noexcept {
+// Appends the records covering target-stream bytes [start, total) of ts.
+status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
+              uint64_t start = 0) noexcept {
     const int t = ts.rank;
     const bool contig = ts.t->contiguous();
     const std::size_t fixed =
         sizeof(rec) + (d.slot ? sizeof(rec_resp) : 0) + (contig ? 0 : sizeof(uint64_t));
     dame::iov_seg segs[max_segs];
-    uint64_t off = 0;
+    uint64_t off = start;
     bool fresh = false;  // the batch was just cut: a piece must fit now
     while (off < total) {
         const std::size_t avail = batch_free(w, t, fixed + 16 * 4 + 256);
@@ -151,10 +291,11 @@ status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
         dame::copy(*o.t, o.buf, o.count, *ts.t, w.base + ts.disp, ts.count);
         return status::ok;
     }
-    if (std::byte* b = direct_target(w, ts.rank)) {  // same node: a plain copy now
+    if (std::byte* b = direct(w, ts)) {  // same node: a plain copy now
         dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
         return status::ok;
     }
+    if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, true, total)) return status::ok;
     if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {
         const std::size_t piece = batch_limit(w, ts.rank) - sizeof(rec);
         const auto* src = static_cast<const std::byte*>(o.buf) + o.t->true_lb();
@@ -190,10 +331,11 @@ status get(win& w, const buf_spec& o, const target_spec& ts) noexcept {
         dame::copy(*ts.t, w.base + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
         return status::ok;
     }
-    if (std::byte* b = direct_target(w, ts.rank)) {
+    if (std::byte* b = direct(w, ts)) {
         dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
         return status::ok;
     }
+    if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, false, total)) return status::ok;
     op* slot = new_slot(w, o, total);
     if (!slot) return status::no_mem;
     const rec_desc d{rk_get, 0, 0, 0, nullptr, slot, 1};
@@ -206,16 +348,23 @@ status accumulate(win& w, const buf_spec& o, const target_spec& ts, dev::op_id o
     if (total == 0 || opv == dev::op_id::no_op) return status::ok;
     const dame::basic_kind k = ts.t->basic();
     if (o.t->contiguous() && ts.t->contiguous()) {
-        if (std::byte* b = direct_target(w, ts.rank)) {
+        if (std::byte* b = direct(w, ts)) {
             slot_lock lock(w.slot_of[static_cast<std::size_t>(ts.rank)]);
             dev::op_apply(opv, k, static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
                           b + ts.disp + ts.t->true_lb(), total / dev::packed_size(k));
             return status::ok;
         }
     }
+    uint64_t done = 0;
+    if (o.t->contiguous() && ts.t->contiguous() && cma_target(w, o, ts, total)) {
+        bool torn = false;
+        done = cma_acc(w, o, ts, opv, k, total, nullptr, torn);
+        if (done == total) return status::ok;
+        if (torn) return status::io;
+    }
     const rec_desc d{rk_acc, 0, static_cast<uint8_t>(opv), static_cast<uint8_t>(k), &o, nullptr,
                      dev::packed_size(k)};
-    const status s = encode(w, d, ts, total);
+    const status s = encode(w, d, ts, total, done);
     if (s != status::ok || ts.rank != w.rank()) return s;
     return self_flush(w);
 }
@@ -228,7 +377,7 @@ status get_accumulate(win& w, const buf_spec& o, const buf_spec& r, const target
     const dame::basic_kind k = ts.t->basic();
     const bool nodata = opv == dev::op_id::no_op;
     if ((nodata || o.t->contiguous()) && r.t->contiguous() && ts.t->contiguous()) {
-        if (std::byte* b = direct_target(w, ts.rank)) {
+        if (std::byte* b = direct(w, ts)) {
             std::byte* t = b + ts.disp + ts.t->true_lb();
             slot_lock lock(w.slot_of[static_cast<std::size_t>(ts.rank)]);
             std::memcpy(static_cast<std::byte*>(const_cast<void*>(r.buf)) + r.t->true_lb(), t, total);
@@ -238,12 +387,22 @@ status get_accumulate(win& w, const buf_spec& o, const buf_spec& r, const target
             return status::ok;
         }
     }
+    uint64_t done = 0;
+    if ((nodata || o.t->contiguous()) && r.t->contiguous() && ts.t->contiguous() &&
+        cma_target(w, nodata ? buf_spec{r.buf, r.count, r.t} : o, ts, total)) {
+        bool torn = false;
+        std::byte* res = static_cast<std::byte*>(const_cast<void*>(r.buf)) + r.t->true_lb();
+        done = cma_acc(w, o, ts, opv, k, total, res, torn);
+        if (done == total) return status::ok;
+        if (torn) return status::io;
+    }
     op* slot = new_slot(w, r, total);
     if (!slot) return status::no_mem;
+    slot->got = done;  // the reply slot completes at `total` result bytes
     const rec_desc d{rk_getacc, static_cast<uint8_t>(nodata ? rf_nodata : 0),
                      static_cast<uint8_t>(opv), static_cast<uint8_t>(k), nodata ? nullptr : &o, slot,
                      dev::packed_size(k)};
-    const status s = encode(w, d, ts, total);
+    const status s = encode(w, d, ts, total, done);
     if (s != status::ok || ts.rank != w.rank()) return s;
     return self_flush(w);
 }
@@ -252,7 +411,7 @@ status compare_and_swap(win& w, const void* origin, const void* compare, void* r
                         const dame::type* t, int rank, uint64_t disp) noexcept {
     ++w.ops;
     const auto n = static_cast<std::size_t>(t->size());
-    if (std::byte* b = direct_target(w, rank)) {
+    if (std::byte* b = direct(w, target_spec{rank, disp, 1, t})) {
         std::byte* tp = b + disp + t->true_lb();
         slot_lock lock(w.slot_of[static_cast<std::size_t>(rank)]);
         std::memcpy(result, tp, n);

@@ -95,6 +95,7 @@ class win {
     std::vector<peer_info> peers;
     std::vector<std::byte*> direct_base;  // mapped base of each peer (node segment), or null
     std::vector<node_slot*> slot_of;      // each peer's slot in the node segment, or null
+    std::vector<uint8_t> cma_ok;          // Win_create: peer in my segment, CMA works for it
     std::vector<int> node_peers;          // comm ranks in my segment, without me
     node_slot* my_slot = nullptr;
     bool all_node = false;                // every member is in my segment

@@ -17,7 +17,8 @@ win* by_context(uint32_t ctx) noexcept;
 // slot_of, node_peers, all_node, and with memory w->base, direct_base and
 // `shm_off` (index in the node). False: this rank has no node segment.
 bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept;
-// After the exchange: publishes that this rank is in epoch 0.
+// After the exchange: publishes that this rank is in epoch 0; decides for
+// which node peers of a Win_create window cross-memory attach is used.
 void map_node_peers(win* w) noexcept;
 
 // Waits (with progress) until node peer t has left the previous fence.
@@ -34,7 +35,7 @@ inline constexpr uint64_t sync_arrive = uint64_t{1} << 52;
 inline constexpr uint64_t sync_senders_mask = sync_arrive - sync_sender;
 inline constexpr std::size_t sync_max_local = 4095;
 
-// t may be accessed directly in this epoch: it has applied
+// t may be accessed directly (or by CMA) in this epoch: it has applied
 // everything of the previous one. Either the last fence told us so for
 // every node peer (w.ready), or t published this epoch in its slot (it
 // leaves a fence without our help: everything it needs from us was sent

@@ -127,8 +127,17 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
 }
 
 void map_node_peers(win* w) noexcept {
-    // Publish that I am in epoch 0.
-    if (w->my_slot) std::atomic_ref<uint32_t>(w->my_slot->epoch).store(w->epoch, std::memory_order_release);
+    // Publish that I am in epoch 0. A Win_create window reaches the memory
+    // of node peers by cross-memory attach where the shm transport found it
+    // usable (CH4LITE_SHM_CMA) and CH4LITE_RMA_CMA is not 0.
+    if (!w->my_slot) return;
+    static const bool cma = util::env_bool("CH4LITE_RMA_CMA", true);
+    for (int r : w->node_peers) {
+        const auto i = static_cast<std::size_t>(r);
+        w->cma_ok[i] = cma && !w->direct_base[i] && w->peers[i].pid > 0 &&
+                       dev::g_dev.shm.cma_ok(w->lpid(r));
+    }
+    std::atomic_ref<uint32_t>(w->my_slot->epoch).store(w->epoch, std::memory_order_release);
 }
 
 }  // namespace ch4lite::rma

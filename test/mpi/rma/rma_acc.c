@@ -2,10 +2,13 @@
 /* Accumulate semantics: ordering of accumulates from one origin to one
  * location (small and spanning many messages), concurrent same-op
  * accumulates, Get_accumulate (incl. MPI_NO_OP), Fetch_and_op and
- * Compare_and_swap. (rma_acc_ops.c: every op on every type.) */
+ * Compare_and_swap. (rma_acc_ops.c: every op on every type.) Argument
+ * "create": on a Win_create window (accumulates by cross-memory attach with
+ * CH4LITE_RMA_CMA_MIN=1). */
 #include "mpitest.h"
 
 static int rank, size;
+static int use_create; /* argument "create": a Win_create window instead of Win_allocate */
 
 /* Allgather over point-to-point (the test needs nothing else). */
 static void allgather_long(const long* mine, int n, long* all) {
@@ -21,8 +24,15 @@ static void ordering_and_atomics(void) {
     enum { BIG = 100000 };
     long* mem;
     MPI_Win win;
-    CHECK_MPI(MPI_Win_allocate((BIG + 64) * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
-                               &mem, &win));
+    mem = NULL;
+    if (use_create) {
+        mem = malloc((BIG + 64) * sizeof(long));
+        CHECK_MPI(MPI_Win_create(mem, (BIG + 64) * sizeof(long), sizeof(long), MPI_INFO_NULL,
+                                 MPI_COMM_WORLD, &win));
+    } else {
+        CHECK_MPI(MPI_Win_allocate((BIG + 64) * sizeof(long), sizeof(long), MPI_INFO_NULL,
+                                   MPI_COMM_WORLD, &mem, &win));
+    }
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     for (int i = 0; i < BIG + 64; ++i) mem[i] = 0;
     long one = 1, two = 2, three = 3, five = 5;
@@ -97,6 +107,7 @@ static void ordering_and_atomics(void) {
     if (!won) CHECK(prev == owner, "losing CAS returned %ld, owner %ld", prev, owner);
     CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     CHECK_MPI(MPI_Win_free(&win));
+    if (use_create) free(mem);
     free(big);
     free(all);
     free(seen);
@@ -104,6 +115,7 @@ static void ordering_and_atomics(void) {
 
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
+    use_create = argc > 1 && strcmp(argv[1], "create") == 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     ordering_and_atomics();

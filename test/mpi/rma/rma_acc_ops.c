@@ -5,6 +5,7 @@
 #include "mpitest.h"
 
 static int rank, size;
+static int use_create; /* argument "create": a Win_create window instead of Win_allocate */
 
 static MPI_Datatype types[] = {MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_SHORT, MPI_SIGNED_CHAR,
                                MPI_UNSIGNED_CHAR, MPI_LONG_LONG, MPI_INT8_T, MPI_UINT64_T,
@@ -47,7 +48,12 @@ static void all_ops(void) {
     const size_t bytes = (size_t)NT * NO * SLOT;
     unsigned char* mem;
     MPI_Win win;
-    CHECK_MPI(MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    if (use_create) {
+        mem = malloc(bytes);
+        CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    } else {
+        CHECK_MPI(MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    }
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -95,10 +101,12 @@ static void all_ops(void) {
     CHECK(slot0[0] == left && slot0[1] == -left, "REPLACE / NO_OP on MPI_2INT");
     CHECK_MPI(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
     CHECK_MPI(MPI_Win_free(&win));
+    if (use_create) free(mem);
 }
 
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
+    use_create = argc > 1 && strcmp(argv[1], "create") == 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     all_ops();

@@ -40,21 +40,33 @@ int main(int argc, char** argv) {
     int right = (rank + 1) % size;
 
     if (target_mode) {
-        /* the origin does not check: the target refuses and reports at its fence */
-        CHECK_MPI(MPI_Win_fence(0, win));
-        CHECK_MPI(MPI_Put(v, 4, MPI_LONG, right, 14, 4, MPI_LONG, win));
-        long g[4] = {9, 9, 9, 9};
-        CHECK_MPI(MPI_Get(g, 4, MPI_LONG, right, 1L << 40, 4, MPI_LONG, win));
-        int rc = MPI_Win_fence(0, win);
-        expect(rc, MPI_ERR_RMA_RANGE, "MPI_Win_fence", "refused accesses");
-        for (int i = 0; i < 16; ++i) CHECK(mem[i] == 1000 + i, "refused put wrote mem[%d]", i);
-        for (int i = 0; i < 4; ++i) CHECK(g[i] == 9, "a refused get wrote %ld into the origin buffer", g[i]);
-        /* the window still works (next epoch: the loads above must not race it) */
-        CHECK_MPI(MPI_Win_fence(0, win));
-        CHECK_MPI(MPI_Put(v, 4, MPI_LONG, right, 0, 4, MPI_LONG, win));
-        CHECK_MPI(MPI_Win_fence(0, win));
-        CHECK(mem[3] == -3, "window unusable after a refused access");
+        /* the origin does not check: the target refuses and reports at its
+         * fence; on a Win_create window (messages, or CMA with
+         * CH4LITE_RMA_CMA_MIN=1) and on a Win_allocate one (direct access) */
         CHECK_MPI(MPI_Win_free(&win));
+        for (int flavor = 0; flavor < 2; ++flavor) {
+            long* m = mem;
+            if (flavor == 0)
+                CHECK_MPI(MPI_Win_create(mem, sizeof mem, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+            else
+                CHECK_MPI(MPI_Win_allocate(sizeof mem, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &m, &win));
+            MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+            for (int i = 0; i < 16; ++i) m[i] = 1000 + i;
+            CHECK_MPI(MPI_Win_fence(0, win));
+            CHECK_MPI(MPI_Put(v, 4, MPI_LONG, right, 14, 4, MPI_LONG, win));
+            long g[4] = {9, 9, 9, 9};
+            CHECK_MPI(MPI_Get(g, 4, MPI_LONG, right, 1L << 40, 4, MPI_LONG, win));
+            int rc = MPI_Win_fence(0, win);
+            expect(rc, MPI_ERR_RMA_RANGE, "MPI_Win_fence", "refused accesses");
+            for (int i = 0; i < 16; ++i) CHECK(m[i] == 1000 + i, "refused put wrote mem[%d]", i);
+            for (int i = 0; i < 4; ++i) CHECK(g[i] == 9, "a refused get wrote %ld into the origin buffer", g[i]);
+            /* the window still works (next epoch: the loads above must not race it) */
+            CHECK_MPI(MPI_Win_fence(0, win));
+            CHECK_MPI(MPI_Put(v, 4, MPI_LONG, right, 0, 4, MPI_LONG, win));
+            CHECK_MPI(MPI_Win_fence(0, win));
+            CHECK(m[3] == -3, "window unusable after a refused access");
+            CHECK_MPI(MPI_Win_free(&win));
+        }
         if (rank == 0) printf("rma_errors (target checks): OK\n");
         MPI_Finalize();
         return 0;
