@@ -31,6 +31,7 @@ struct ddt {
     int (*mktype)(ddt *, MPI_Datatype *); /* builds and commits the datatype */
     void (*hand)(ddt *, char *packed, int unpack);
     void *mem[10];
+    size_t msize[10];     /* bytes of each mem[] array */
     int nmem;
     int *idx, *idx2;
     long p[8];
@@ -43,6 +44,7 @@ static void *ddt_alloc(ddt *L, size_t bytes) {
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     for (size_t i = 0; i < bytes; ++i) ((unsigned char *)m)[i] = (unsigned char)(i * 7 + L->nmem);
+    L->msize[L->nmem] = bytes;
     L->mem[L->nmem++] = m;
     return m;
 }

@@ -21,9 +21,6 @@ int check_message_buffer(const char* func, MPI_Comm comm, const void* buf, int64
     if (buf == nullptr && total > 0 && d.true_lb == 0)
         CH4_FAIL_IN(func, comm, MPI_ERR_BUFFER, "buffer is NULL but count is %lld",
                     static_cast<long long>(count));
-    if (total > 0 && !d.contig)
-        CH4_FAIL_IN(func, comm, MPI_ERR_UNSUPPORTED_OPERATION,
-                    "noncontiguous datatypes are not yet supported in point-to-point messages");
     bytes = static_cast<std::size_t>(total);
     start = static_cast<const std::byte*>(buf) + d.true_lb;
     return MPI_SUCCESS;
@@ -60,7 +57,13 @@ int send_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt,
         *request = reinterpret_cast<MPI_Request>(dev::request_handle(r));
         return MPI_SUCCESS;
     }
-    const status s = dev::isend(start, bytes, *c, dest, tag, mode == send_mode::sync, r);
+    // Noncontiguous buffers take the typed path (device/typed.hpp) with the
+    // user's buffer as passed; contiguous ones stay plain byte ranges.
+    const status s =
+        (d.contig || bytes == 0)
+            ? dev::isend(start, bytes, *c, dest, tag, mode == send_mode::sync, r)
+            : dev::isend_typed(c->ctx_p2p(), buf, *d.t, count, bytes, *c, dest, tag,
+                               mode == send_mode::sync, r);
     if (s != status::ok)
         CH4_FAIL_IN(func, comm, class_of(s), "cannot start the send to rank %d: %s", dest, to_string(s));
     if (request) {
@@ -101,7 +104,10 @@ int recv_impl(const char* func, void* buf, int64_t count, MPI_Datatype dt, int s
         return MPI_SUCCESS;
     }
     dev::request* r = nullptr;
-    const ch4lite::status s = dev::irecv(const_cast<void*>(start), bytes, *c, source, tag, r);
+    const ch4lite::status s =
+        (d.contig || bytes == 0)
+            ? dev::irecv(const_cast<void*>(start), bytes, *c, source, tag, r)
+            : dev::irecv_typed(c->ctx_p2p(), buf, *d.t, count, bytes, *c, source, tag, r);
     if (s != status::ok)
         CH4_FAIL_IN(func, comm, class_of(s), "cannot post the receive: %s", to_string(s));
     if (request) {

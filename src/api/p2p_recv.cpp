@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "api/p2p_common.hpp"
+#include "dame/dame.hpp"
 #include "device/progress.hpp"
 
 using namespace ch4lite;
@@ -53,6 +54,13 @@ int sendrecv_replace_impl(const char* func, void* buf, int64_t count, MPI_Dataty
     // The outgoing data is copied aside so the receive can land in place.
     void* tmp = bytes ? std::malloc(bytes) : nullptr;
     if (bytes && !tmp) CH4_FAIL_IN(func, comm, MPI_ERR_NO_MEM, "cannot allocate %zu bytes", bytes);
+    if (!d.contig && bytes) {  // send the packed stream: same signature as (count, dt)
+        dame::pack(*d.t, buf, count, tmp);
+        const int rc = sendrecv_impl(func, tmp, static_cast<int64_t>(bytes), MPI_BYTE, dest, stag,
+                                     buf, count, dt, source, rtag, comm, status);
+        std::free(tmp);
+        return rc;
+    }
     if (bytes) std::memcpy(tmp, start, bytes);
     const int rc = sendrecv_impl(func, static_cast<std::byte*>(tmp) - d.true_lb, count, dt, dest,
                                  stag, buf, count, dt, source, rtag, comm, status);

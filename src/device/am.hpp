@@ -13,6 +13,7 @@ enum am_handler : uint8_t {
     am_cts = 3,       // rendezvous clear-to-send (receiver matched)
     am_data = 4,      // rendezvous payload chunk
     am_sync_ack = 5,  // synchronous eager send was matched
+    am_tcts = 6,      // clear-to-send answering a native tagged RTS (sreq_id = pool index)
     // 16..63: reserved for RMA (src/rma registers its handlers here)
     am_rma_first = 16,
     am_rma_last = 63,

@@ -10,17 +10,20 @@
 #include "device/device.hpp"
 #include "device/match_queue.hpp"
 #include "device/progress.hpp"
+#include "device/typed.hpp"
+#include "dame/dame.hpp"
+#include "dame/type.hpp"
 #include "util/log.hpp"
 
 namespace ch4lite::dev {
 
 namespace {
 
-// Sends one AM for request r; `again` queues it under `op`.
-status send_am(request* r, deferred_op op, uint8_t handler, const void* hdr, std::size_t hlen,
-               const nm::iov* payload, int niov) noexcept {
+// Sends one AM carrying r's whole message; `again` queues it under `op`.
+status send_am(request* r, deferred_op op, uint8_t handler, const void* hdr,
+               std::size_t hlen) noexcept {
     if (!deferred_sends_empty()) return defer(r, op);
-    const status s = am_send_to(r->peer, handler, hdr, hlen, payload, niov, &r->nm);
+    const status s = am_send_stream(r, handler, hdr, hlen, 0, r->capacity);
     switch (s) {
         case status::ok: request_complete(r); return status::ok;
         case status::in_progress: return status::ok;
@@ -39,9 +42,33 @@ void deliver_eager(request* r, int src_rank, int tag, const void* data, std::siz
         r->flags |= rf_truncated;
         request_fail(r, status::truncated);
     }
-    if (n) std::memcpy(r->buf, data, n);
+    deliver_bytes(r, 0, data, n);
     r->bytes = n;
     request_complete(r);
+}
+
+// Single copy into a typed receive buffer: the layout's segments, in batches
+// of at most `batch` iovecs per process_vm_readv. Only when the segments are
+// large on average (ddt_cma_seg_min); else false and the caller pipelines.
+bool cma_read_typed(request* r, int src_lpid, uint64_t raddr, std::size_t n) noexcept {
+    const int64_t segs = dame::iov_count(*r->dt, r->count);
+    if (segs <= 0 || static_cast<std::size_t>(segs) * g_dev.ddt_cma_seg_min > r->capacity)
+        return false;
+    constexpr int batch = 64;
+    nm::iov v[batch];
+    static_assert(sizeof(nm::iov) == sizeof(dame::iov_seg));
+    std::size_t off = 0;
+    while (off < n) {
+        const dame::iov_result got =
+            dame::to_iov(*r->dt, r->buf, r->count, static_cast<int64_t>(off),
+                         reinterpret_cast<dame::iov_seg*>(v), batch, static_cast<int64_t>(n - off));
+        if (got.bytes <= 0) return false;
+        if (g_dev.shm.cma_readv(src_lpid, v, static_cast<int>(got.segs), raddr + off,
+                                static_cast<std::size_t>(got.bytes)) != status::ok)
+            return off == 0 ? false : (request_fail(r, status::io), true);
+        off += static_cast<std::size_t>(got.bytes);
+    }
+    return true;
 }
 
 void send_sync_ack(int peer, uint32_t sreq_id) noexcept {
@@ -65,7 +92,8 @@ void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_i
     r->bytes = n;
     r->offset = 0;
     if (raddr != 0 && g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) &&
-        g_dev.shm.cma_read(src_lpid, r->buf, raddr, n) == status::ok) {
+        (r->dt ? cma_read_typed(r, src_lpid, raddr, n)
+               : g_dev.shm.cma_read(src_lpid, r->buf, raddr, n) == status::ok)) {
         const sync_ack_hdr done{sreq_id};
         const status s = send_ctrl(src_lpid, am_sync_ack, &done, sizeof done);
         if (failed(s)) request_fail(r, s);
@@ -82,11 +110,41 @@ void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_i
 
 // ---- sender -------------------------------------------------------------
 
+status am_send_stream(request* r, uint8_t handler, const void* hdr, std::size_t hlen,
+                      std::size_t off, std::size_t len) noexcept {
+    if (!r->dt) {
+        const nm::iov iov{static_cast<std::byte*>(r->buf) + off, len};
+        return am_send_to(r->peer, handler, hdr, hlen, &iov, len ? 1 : 0, &r->nm);
+    }
+    // Typed: DAME packs straight into the shm ring; to the netmod, a few
+    // segments go as the payload IOV, else the bytes are packed once into
+    // r's staging buffer (kept for a re-issue).
+    if (g_dev.shm.local(r->peer))
+        return g_dev.shm.am_send_packed(r->peer, handler, hdr, hlen, *r->dt, r->buf, r->count,
+                                        static_cast<int64_t>(off), len);
+    constexpr int max_iov = static_cast<int>(active_netmod::caps.iov_limit);
+    nm::iov v[max_iov > 0 ? max_iov : 1];
+    if (!r->stage && len > 0) {
+        if constexpr (active_netmod::caps.am_payload_iov) {
+            const dame::iov_result got = dame::to_iov(
+                *r->dt, r->buf, r->count, static_cast<int64_t>(off),
+                reinterpret_cast<dame::iov_seg*>(v), max_iov, static_cast<int64_t>(len));
+            if (got.bytes == static_cast<int64_t>(len))
+                return am_send_to(r->peer, handler, hdr, hlen, v, static_cast<int>(got.segs),
+                                  &r->nm);
+        }
+        if (!stage_alloc(r, len)) return status::no_mem;
+        (void)dame::pack_range(*r->dt, r->buf, r->count, static_cast<int64_t>(off),
+                               static_cast<int64_t>(len), r->stage);
+    }
+    v[0] = nm::iov{r->stage, len};
+    return am_send_to(r->peer, handler, hdr, hlen, v, len ? 1 : 0, &r->nm);
+}
+
 status am_start_eager(request* r) noexcept {
     const eager_hdr h{r->context, r->match_rank, r->tag, (r->flags & rf_sync) ? amf_sync : 0u,
                       request_id(r)};
-    const nm::iov iov{r->buf, r->capacity};
-    return send_am(r, dop_am_eager, am_eager, &h, sizeof h, &iov, r->capacity ? 1 : 0);
+    return send_am(r, dop_am_eager, am_eager, &h, sizeof h);
 }
 
 status am_start_rts(request* r) noexcept {
@@ -94,7 +152,7 @@ status am_start_rts(request* r) noexcept {
     // The RTS itself carries no payload; its local completion is not awaited:
     // the request completes when all data chunks did (or the single copy's
     // SYNC_ACK came). Use a control message.
-    if (g_dev.shm.local(r->peer) && g_dev.shm.cma_send()) {
+    if (!r->dt && g_dev.shm.local(r->peer) && g_dev.shm.cma_send()) {
         const rts_cma_hdr hc{h, reinterpret_cast<uintptr_t>(r->buf)};
         return send_ctrl(r->peer, am_rts, &hc, sizeof hc);
     }
@@ -120,10 +178,8 @@ status am_start_data(request* child) noexcept {
         (void)defer(child, dop_am_data);
         return status::in_progress;
     }
-    request* p = child->parent;
-    const data_hdr h{p->remote_id, 0, child->offset};
-    const nm::iov iov{static_cast<std::byte*>(p->buf) + child->offset, child->capacity};
-    const status s = am_send_to(child->peer, am_data, &h, sizeof h, &iov, 1, &child->nm);
+    const data_hdr h{child->parent->remote_id, 0, child->offset};
+    const status s = am_send_stream(child, am_data, &h, sizeof h, child->offset, child->capacity);
     if (s == status::again) {
         (void)defer(child, dop_am_data);
         return status::in_progress;
@@ -158,6 +214,13 @@ void rndv_pump(request* p) noexcept {
         const std::size_t len = std::min(chunk, p->bytes - p->offset);
         child->parent = p;
         child->peer = p->peer;
+        child->buf = p->buf;
+        if (p->dt) {  // the chunk is a range of p's packed stream
+            p->dt->retain();
+            child->dt = p->dt;
+            child->count = p->count;
+            child->stage = nullptr;
+        }
         child->offset = p->offset;
         child->capacity = len;
         child->flags |= rf_released;
@@ -178,10 +241,8 @@ void rndv_pump(request* p) noexcept {
     }
 }
 
-void am_on_cts(const cts_hdr& h) noexcept {
-    request* s = request_from_id(h.sreq_id);
-    if (!s) return;  // cannot happen unless memory was corrupted; ignore
-    s->remote_id = h.rreq_id;
+namespace {
+void start_chunks(request* s, const cts_hdr& h) noexcept {    s->remote_id = h.rreq_id;
     s->bytes = h.bytes;
     s->offset = 0;
     if (h.bytes == 0) {
@@ -189,6 +250,25 @@ void am_on_cts(const cts_hdr& h) noexcept {
         return;
     }
     rndv_pump(s);
+}
+}  // namespace
+
+void am_on_cts(const cts_hdr& h) noexcept {
+    request* s = request_from_id(h.sreq_id);
+    if (!s) return;  // cannot happen unless memory was corrupted; ignore
+    start_chunks(s, h);
+}
+
+void am_on_tcts(const cts_hdr& h) noexcept {
+    // A native RTS names its sender by pool index only (CQ data room); the
+    // request is alive (it holds a token until its chunks are issued).
+    request* s = request_pool().at(h.sreq_id & util::handle_max_index);
+    if (!s || !s->pool_in_use || !(s->flags & rf_rndv) || s->kind != req_kind::send) return;
+    if ((h.sreq_id & tcts_tagged) && h.bytes > 0 && !s->dt) {
+        native_send_tdata(s, h.rreq_id, h.bytes);
+        return;
+    }
+    start_chunks(s, h);
 }
 
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept {
@@ -270,7 +350,7 @@ void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcep
     // what CTS accepted); clamp anyway so a broken peer cannot overrun.
     if (h.offset < r->bytes) {
         const std::size_t n = std::min<std::size_t>(len, r->bytes - h.offset);
-        std::memcpy(static_cast<std::byte*>(r->buf) + h.offset, payload, n);
+        deliver_bytes(r, h.offset, payload, n);
     }
     r->offset += len;
     if (r->offset >= r->bytes) request_complete(r);

@@ -60,6 +60,10 @@ bool am_cancel_recv(request* r) noexcept;
 status am_start_eager(request* r) noexcept;
 status am_start_rts(request* r) noexcept;
 status am_start_data(request* child) noexcept;
+// One AM from request r (its nm state) whose payload is bytes [off, off+len)
+// of r's message: its contiguous buffer, or its typed buffer's packed stream.
+status am_send_stream(request* r, uint8_t handler, const void* hdr, std::size_t hlen,
+                      std::size_t off, std::size_t len) noexcept;
 // Rendezvous sender: send more chunks while the window allows.
 void rndv_pump(request* sreq) noexcept;
 // A data chunk (child of a rendezvous send) left, however it was sent.
@@ -70,6 +74,7 @@ void am_on_eager(int src, const eager_hdr& h, const void* payload, std::size_t l
 // raddr: the sender's buffer for a single copy, 0 for a plain RTS.
 void am_on_rts(int src, const rts_hdr& h, uint64_t raddr) noexcept;
 void am_on_cts(const cts_hdr& h) noexcept;
+void am_on_tcts(const cts_hdr& h) noexcept;  // CTS answering a native tagged RTS
 void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcept;
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept;
 

@@ -18,6 +18,9 @@ uint64_t g_mask[words];
 void context_ids_init() noexcept {
     std::memset(g_mask, 0xff, sizeof g_mask);
     g_mask[0] &= ~uint64_t{3};
+    // The last id is reserved: its collective context (0xffff) carries the
+    // device's direct tagged data of large native messages (typed.hpp).
+    g_mask[words - 1] &= ~(uint64_t{1} << 63);
 }
 
 status context_id_allocate(comm& parent, uint32_t& id) noexcept {
@@ -45,7 +48,7 @@ status context_id_allocate(comm& parent, uint32_t& id) noexcept {
 }
 
 void context_id_release(uint32_t id) noexcept {
-    if (id >= 2 && id < max_context_ids) g_mask[id / 64] |= uint64_t{1} << (id % 64);
+    if (id >= 2 && id < max_context_ids - 1) g_mask[id / 64] |= uint64_t{1} << (id % 64);
 }
 
 int context_ids_free() noexcept {

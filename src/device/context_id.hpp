@@ -17,7 +17,7 @@ namespace ch4lite::dev {
 // All ids free except MPI_COMM_WORLD's (0) and MPI_COMM_SELF's (1).
 void context_ids_init() noexcept;
 // Collective over `parent`. status::no_mem when no id is free on every
-// member (32766 communicators live).
+// member (32765 communicators live).
 status context_id_allocate(comm& parent, uint32_t& id) noexcept;
 void context_id_release(uint32_t id) noexcept;
 // Ids free on this process.

@@ -6,6 +6,7 @@
 #include "device/am_p2p.hpp"
 #include "device/device.hpp"
 #include "device/progress.hpp"
+#include "device/typed.hpp"
 
 namespace ch4lite::dev {
 
@@ -29,24 +30,27 @@ status reissue(request* r) noexcept {
                                       &r->nm);
             return status::intern;
         case dop_native_irecv:
-            if constexpr (native_tagged)
+            if constexpr (native_tagged) {
+                void* buf;
+                std::size_t len;
+                native_recv_buffer(r, buf, len);
                 return g_dev.nm.irecv(
                     r->peer < 0 ? nm::any : r->peer,
                     nm::match{r->context, r->match_rank < 0 ? nm::any : r->match_rank,
                               r->match_tag < 0 ? nm::any : r->match_tag},
-                    r->buf, r->capacity, &r->nm);
+                    buf, len, &r->nm);
+            }
             return status::intern;
+        case dop_native_rts: return native_reissue_rts(r);
+        case dop_native_tdata: return native_reissue_tdata(r);
         case dop_am_eager: {
             const eager_hdr h{r->context, r->match_rank, r->tag,
                               (r->flags & rf_sync) ? amf_sync : 0u, request_id(r)};
-            const nm::iov iov{r->buf, r->capacity};
-            return am_send_to(r->peer, am_eager, &h, sizeof h, &iov, r->capacity ? 1 : 0, &r->nm);
+            return am_send_stream(r, am_eager, &h, sizeof h, 0, r->capacity);
         }
         case dop_am_data: {
-            request* p = r->parent;
-            const data_hdr h{p->remote_id, 0, r->offset};
-            const nm::iov iov{static_cast<std::byte*>(p->buf) + r->offset, r->capacity};
-            return am_send_to(r->peer, am_data, &h, sizeof h, &iov, 1, &r->nm);
+            const data_hdr h{r->parent->remote_id, 0, r->offset};
+            return am_send_stream(r, am_data, &h, sizeof h, r->offset, r->capacity);
         }
         case dop_am_ctrl:
             return am_send_to(r->peer, r->ctrl_handler, r->ctrl_hdr, r->ctrl_len, nullptr, 0,
@@ -80,7 +84,7 @@ int drain(util::ilist<request, &request::qlink>& q, uint32_t& count) noexcept {
         r->flags &= static_cast<uint8_t>(~rf_queued);
         ++n;
         if (s == status::in_progress) continue;  // the transport calls back
-        if (r->deferred_op == dop_am_data) {
+        if (r->deferred_op == dop_am_data || r->deferred_op == dop_native_tdata) {
             rndv_chunk_done(r, s);  // window bookkeeping, may issue more chunks
         } else {
             if (s != status::ok) request_fail(r, s);

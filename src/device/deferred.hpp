@@ -18,6 +18,8 @@ enum deferred_op : uint8_t {
     dop_am_rts,        // r: send request, rendezvous RTS
     dop_am_data,       // r: child request of a rendezvous send
     dop_am_ctrl,       // r: internal request holding a small header (ctrl_hdr)
+    dop_native_rts,    // r: send request, native tagged RTS (device/typed.hpp)
+    dop_native_tdata,  // r: child of a send request, the tagged data after an RTS
 };
 
 // Queues r with `op`; returns status::in_progress (the operation started).

@@ -15,6 +15,7 @@
 #include "device/request.hpp"
 #include "util/env.hpp"
 #include "util/log.hpp"
+#include "util/pool_buffer.hpp"
 
 namespace ch4lite::dev {
 
@@ -75,6 +76,17 @@ void init_protocol_limits() {
                                                1, caps.am_payload_max);
     g_dev.rndv_window = static_cast<std::size_t>(
         std::clamp<int64_t>(util::env_int("CH4LITE_RNDV_WINDOW", 8), 1, 1024));
+    // A noncontiguous message packed whole goes through one pack buffer; a
+    // receiver's bounce buffer holds up to tagged_rndv_min bytes, so the RTS
+    // threshold is at least the packing one.
+    g_dev.ddt_pack_max = static_cast<std::size_t>(std::clamp<int64_t>(
+        util::env_int("CH4LITE_DDT_PACK_MAX", 64 * 1024), 0,
+        static_cast<int64_t>(util::pack_buffer::bytes)));
+    g_dev.tagged_rndv_min = static_cast<std::size_t>(std::clamp<int64_t>(
+        util::env_int("CH4LITE_TAGGED_RNDV_MIN", 4 * 1024 * 1024),
+        static_cast<int64_t>(g_dev.ddt_pack_max), int64_t{1} << 40));
+    g_dev.ddt_cma_seg_min = static_cast<std::size_t>(
+        std::max<int64_t>(util::env_int("CH4LITE_DDT_CMA_SEG_MIN", 512), 1));
 }
 
 // Who matches point-to-point messages (device_state::device_matching). The

@@ -27,6 +27,15 @@ struct device_state {
     std::size_t eager_max = 0;     // AM path: largest eager payload
     std::size_t rndv_chunk = 0;    // AM path: rendezvous chunk size
     std::size_t rndv_window = 0;   // AM path: chunks in flight per message
+    // Native tagged path (docs/ddt-wire.md): noncontiguous messages up to
+    // ddt_pack_max are packed and sent as one tagged message; larger ones,
+    // and contiguous ones above tagged_rndv_min, announce themselves with a
+    // tagged RTS and move as AM rendezvous chunks. The same on every rank.
+    std::size_t ddt_pack_max = 0;
+    std::size_t tagged_rndv_min = 0;
+    // AM path, shm single copy into a typed receive buffer: only when its
+    // segments average at least this many bytes (else pipelined chunks).
+    std::size_t ddt_cma_seg_min = 0;
     // Point-to-point is matched by the device (AM path) instead of the
     // netmod. Always so without native tagged messaging; with it, whenever
     // shm is on and some node holds several ranks, so that one matching

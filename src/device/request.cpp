@@ -5,6 +5,8 @@
 #include "device/device.hpp"
 #include "device/p2p.hpp"
 #include "device/progress.hpp"
+#include "device/typed.hpp"
+#include "dame/type.hpp"
 
 namespace ch4lite::dev {
 
@@ -14,11 +16,21 @@ util::object_pool<request> g_request_pool;
 
 util::object_pool<request>& request_pool() noexcept { return g_request_pool; }
 
-void request_free_now(request* r) noexcept { g_request_pool.free(r); }
+void request_free_now(request* r) noexcept {
+    if (__builtin_expect(r->dt != nullptr, 0)) request_drop_typed(r);
+    g_request_pool.free(r);
+}
+
+void request_drop_typed(request* r) noexcept {
+    if (r->stage) stage_free(r);
+    r->dt->release();
+    r->dt = nullptr;
+}
 
 bool cancel_recv(request* r) noexcept {
     if (r->kind != req_kind::recv || r->cc == 0) return false;
     if (r->flags & rf_queued) return false;  // not yet posted; completes normally
+    if (r->flags & rf_rndv) return false;    // matched a native RTS: the data is coming
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
             if (!g_dev.nm.cancel_recv(&r->nm)) return false;

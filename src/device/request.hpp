@@ -35,6 +35,8 @@ enum req_flags : uint8_t {
     rf_native = 1u << 3,     // posted to the netmod's native matching
     rf_queued = 1u << 4,     // waiting in the deferred-operation queue
     rf_truncated = 1u << 5,  // receive buffer was too small
+    rf_stage_heap = 1u << 6, // `stage` is heap memory (else a pooled pack buffer)
+    rf_tdata = 1u << 7,      // receive: matched a native RTS, the data comes as one tagged message
 };
 
 struct request : util::pool_object {
@@ -58,7 +60,13 @@ struct request : util::pool_object {
     int match_rank = 0;        // receive: wanted source rank (or MPI_ANY_SOURCE)
     int match_tag = 0;         // receive: wanted tag (or MPI_ANY_TAG)
     uint32_t context = 0;      // context id of the communicator traffic
-    const dame::type* dt = nullptr;  // datatype of buf when not contiguous (issue 7)
+    // Noncontiguous buffers (docs/ddt-wire.md): buf is the user's buffer as
+    // passed to MPI, `dt` (retained until the request is freed) and `count`
+    // describe it, capacity is its packed size. nullptr for contiguous data,
+    // which keeps the byte path untouched.
+    const dame::type* dt = nullptr;
+    int64_t count = 0;
+    std::byte* stage = nullptr;      // packed staging bytes (with dt): pack buffer or heap
     request* parent = nullptr;       // a child completes its parent (rendezvous chunks)
 
     // ---- AM-path protocol state
@@ -120,6 +128,8 @@ inline request* request_alloc(req_kind kind, int cc) noexcept {
 }
 
 void request_free_now(request* r) noexcept;
+// Drops what a noncontiguous operation holds (type reference, staging).
+void request_drop_typed(request* r) noexcept;
 
 // One completion event of `r`. When the last one arrives the request is
 // complete; if its owner already released it, it goes back to the pool.

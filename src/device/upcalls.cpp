@@ -8,6 +8,7 @@
 #include "device/am_p2p.hpp"
 #include "device/device.hpp"
 #include "device/request.hpp"
+#include "device/typed.hpp"
 #include "rma/rma.hpp"
 #include "util/log.hpp"
 
@@ -52,6 +53,15 @@ void nm_send_done<nm_state>(nm_state* st, status result) noexcept {
 template <>
 void nm_recv_done<nm_state>(nm_state* st, const nm::recv_info& info, status result) noexcept {
     request* r = owner_of(st);
+    if (__builtin_expect(r->flags & rf_tdata, 0)) {  // the data after an RTS: status already set
+        if (result != status::ok) request_fail(r, info.truncated ? status::io : result);
+        request_complete(r);
+        return;
+    }
+    if (__builtin_expect(info.rts, 0) && result == status::ok) {
+        native_on_rts(r, info.rank, info.tag, info.data);  // a large message: chunks follow
+        return;
+    }
     r->src_rank = info.rank;
     r->tag = info.tag;
     r->bytes = std::min(info.bytes, r->capacity);
@@ -60,6 +70,14 @@ void nm_recv_done<nm_state>(nm_state* st, const nm::recv_info& info, status resu
         request_fail(r, status::truncated);
     } else if (result != status::ok) {
         request_fail(r, result);
+    }
+    if (__builtin_expect(r->dt != nullptr, 0)) {  // typed: unpack the bounce buffer
+        void* b;
+        std::size_t len;
+        native_recv_buffer(r, b, len);
+        r->bytes = std::min(r->bytes, len);
+        if (r->stage) deliver_bytes(r, 0, r->stage, r->bytes);
+        stage_free(r);
     }
     request_complete(r);
 }
@@ -96,6 +114,12 @@ void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
             data_hdr h;
             if (!load(h, hdr, hlen, src, handler)) return;
             am_on_data(h, payload, plen);
+            return;
+        }
+        case am_tcts: {
+            cts_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_tcts(h);
             return;
         }
         case am_sync_ack: {

@@ -76,6 +76,8 @@ struct recv_info {
     int tag;
     std::size_t bytes;  // bytes of the message (may exceed the buffer)
     bool truncated;
+    bool rts = false;   // a header-only announcement sent with isend_rts()
+    uint64_t data = 0;  // its 64-bit value
 };
 
 enum send_flags : unsigned {
@@ -107,6 +109,10 @@ concept netmod =
          // peer = world rank of the source, or nm::any with m.rank == any
          { nm.irecv(peer, m, buf, n, st) } -> std::same_as<status>;
          { nm.iprobe(peer, m, info) } -> std::same_as<bool>;
+         // A header-only tagged message that matches receives and probes
+         // like a message but reaches them as recv_info{rts = true, data}
+         // (the device's announcement of a large message, docs/ddt-wire.md).
+         { nm.isend_rts(peer, m, uint64_t{}, st) } -> std::same_as<status>;
          // true if the receive was cancelled (nm_recv_done will not be called)
          { nm.cancel_recv(st) } -> std::same_as<bool>;
          // false when the native path exists but must not be used at run time

@@ -23,6 +23,27 @@ status read(pid_t pid, void* dst, uint64_t src, std::size_t n) noexcept {
     return status::ok;
 }
 
+status readv(pid_t pid, const nm::iov* dst, int niov, uint64_t src, std::size_t n) noexcept {
+    static_assert(sizeof(nm::iov) == sizeof(iovec));
+    const auto* local = reinterpret_cast<const iovec*>(dst);
+    iovec remote{reinterpret_cast<void*>(src), n};
+    const ssize_t got = ::process_vm_readv(pid, local, static_cast<unsigned long>(niov), &remote, 1, 0);
+    if (got == static_cast<ssize_t>(n)) return status::ok;
+    // Interrupted or short (rare): finish segment by segment.
+    std::size_t done = got > 0 ? static_cast<std::size_t>(got) : 0, at = 0;
+    for (int k = 0; k < niov; ++k) {
+        const std::size_t len = dst[k].len;
+        if (done < at + len) {
+            const std::size_t skip = done > at ? done - at : 0;
+            const status s = read(pid, static_cast<std::byte*>(const_cast<void*>(dst[k].base)) + skip,
+                                  src + at + skip, len - skip);
+            if (s != status::ok) return s;
+        }
+        at += len;
+    }
+    return status::ok;
+}
+
 void allow_peers() noexcept {
     // Only Yama scope 1 ("restricted") needs a declared tracer; with scope 0
     // same-uid access is already allowed, with 2/3 nothing we do helps.

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "netmod/netmod.hpp"
 #include "util/status.hpp"
 
 namespace ch4lite::shm::cma {
@@ -18,6 +19,9 @@ namespace ch4lite::shm::cma {
 // Copies n bytes at address `src` of process `pid` into dst. ok, or io when
 // the kernel refuses (nothing is known about dst's content then).
 status read(pid_t pid, void* dst, uint64_t src, std::size_t n) noexcept;
+// The same into a list of local segments (struct iovec layout; niov <= IOV_MAX)
+// covering n bytes in all.
+status readv(pid_t pid, const nm::iov* dst, int niov, uint64_t src, std::size_t n) noexcept;
 
 // Lets local peers read our memory when Yama restricts ptrace to
 // descendants (PR_SET_PTRACER_ANY); a no-op elsewhere.

@@ -94,11 +94,14 @@ inline void copy_iov(std::byte* dst, const nm::iov* payload, int niov) noexcept 
     }
 }
 
-// Enqueues one message (header + payload of plen bytes in niov segments).
-// ok: copied, buffers reusable; again: the ring is full (retry after the
-// receiver consumed); invalid: the payload can never fit.
-inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
-                      const nm::iov* payload, int niov, std::size_t plen) noexcept {
+// Enqueues one message: header + a payload of plen bytes that fill(dst)
+// writes in place (a copy of segments, or a datatype's packed bytes: one copy
+// from the user's buffer into the ring). ok: copied, buffers reusable;
+// again: the ring is full (retry after the receiver consumed); invalid: the
+// payload can never fit.
+template <class Fill>
+inline status tx_send_fill(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
+                           std::size_t plen, Fill&& fill) noexcept {
     if (__builtin_expect(t.cells_sent - t.cells_done_seen > t.v.cell_mask, 0)) {
         t.cells_done_seen = std::atomic_ref(t.v.ctrl->cells_done).load(std::memory_order_acquire);
         if (t.cells_sent - t.cells_done_seen > t.v.cell_mask) return status::again;
@@ -106,7 +109,7 @@ inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t 
     cell& c = t.v.cells[t.cells_sent & t.v.cell_mask];
     if (__builtin_expect(fits_inline(hlen, plen), 1)) {
         std::memcpy(c.bytes, hdr, hlen);
-        copy_iov(c.bytes + hlen, payload, niov);
+        fill(c.bytes + hlen);
     } else {
         if (hlen > cell::inline_bytes || plen > max_payload(t.v.data_bytes)) return status::invalid;
         const uint64_t start = place(t.data_tail, plen, t.v.data_bytes);
@@ -115,7 +118,7 @@ inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t 
             t.data_done_seen = std::atomic_ref(t.v.ctrl->data_done).load(std::memory_order_acquire);
             if (end - t.data_done_seen > t.v.data_bytes) return status::again;
         }
-        copy_iov(t.v.data + (start & (t.v.data_bytes - 1)), payload, niov);
+        fill(t.v.data + (start & (t.v.data_bytes - 1)));
         std::memcpy(c.bytes, hdr, hlen);
         t.data_tail = end;
     }
@@ -125,6 +128,13 @@ inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t 
     std::atomic_ref(c.seq).store(static_cast<uint32_t>(t.cells_sent + 1), std::memory_order_release);
     ++t.cells_sent;
     return status::ok;
+}
+
+// Enqueues one message (header + payload of plen bytes in niov segments).
+inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
+                      const nm::iov* payload, int niov, std::size_t plen) noexcept {
+    return tx_send_fill(t, handler, hdr, hlen, plen,
+                        [&](std::byte* dst) noexcept { copy_iov(dst, payload, niov); });
 }
 
 // ---- receiver side ------------------------------------------------------

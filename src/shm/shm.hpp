@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "dame/dame.hpp"
 #include "netmod/netmod.hpp"
 #include "shm/cma.hpp"
 #include "shm/ring.hpp"
@@ -62,6 +63,18 @@ class transport {
                        handler, hdr, hlen, payload, niov, plen);
     }
 
+    // One AM whose payload is bytes [offset, offset + len) of the packed
+    // stream of (t, buf, count), packed by DAME straight into the ring.
+    status am_send_packed(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
+                          const dame::type& t, const void* buf, int64_t count, int64_t offset,
+                          std::size_t len) noexcept {
+        return tx_send_fill(
+            tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])], handler,
+            hdr, hlen, len, [&](std::byte* dst) noexcept {
+                (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
+            });
+    }
+
     int progress() noexcept {
         int n = 0;
         for (uint32_t i = 0; i < nlocal_; ++i)
@@ -77,6 +90,10 @@ class transport {
         return cma_ok_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])] != 0;
     }
     status cma_read(int peer, void* dst, uint64_t src, std::size_t n) const noexcept;
+    // Single copy into local segments: reads n bytes starting at the peer's
+    // address src into the iovec list (at most IOV_MAX entries).
+    status cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src,
+                     std::size_t n) const noexcept;
 
     // One line for the library version and -v: "on (4 local ranks, cma)" etc.
     std::string describe() const;

@@ -280,6 +280,20 @@ status transport::cma_read(int peer, void* dst, uint64_t src, std::size_t n) con
     return cma::read(pid_of_[i], dst, src, n);
 }
 
+status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src,
+                            std::size_t n) const noexcept {
+    const auto i = static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)]);
+    if (i == me_) {
+        const auto* s = reinterpret_cast<const std::byte*>(src);
+        for (int k = 0; k < niov; ++k) {
+            std::memcpy(const_cast<void*>(dst[k].base), s, dst[k].len);
+            s += dst[k].len;
+        }
+        return status::ok;
+    }
+    return cma::readv(pid_of_[i], dst, niov, src, n);
+}
+
 std::string transport::describe() const {
     if (!inited_) return enabled() ? "on" : "off";
     if (!active()) return note_;

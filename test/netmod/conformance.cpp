@@ -336,6 +336,45 @@ TYPED_TEST(Netmod, TaggedProbeAndCancel) {
     }
 }
 
+TYPED_TEST(Netmod, TaggedRtsMatchesLikeAMessage) {
+    REQUIRE_TAGGED() {
+        typename TypeParam::request_state st, st2, st3;
+        const uint64_t data = 0xfedcba9876543210ull;
+        int v = 3, small = 0;
+        if (this->me_ == 0) {
+            // an RTS between two ordinary messages of the same (context, rank, tag)
+            ASSERT_NE(this->nm_->isend(1, nm::match{8, 0, 5}, &v, sizeof v, 0, &st), status::io);
+            ASSERT_NE(this->nm_->isend_rts(1, nm::match{8, 0, 5}, data, &st2), status::io);
+            v = 4;
+            ASSERT_NE(this->nm_->isend(1, nm::match{8, 0, 5}, &v, sizeof v, 0, &st3), status::io);
+            this->drain();
+        } else {
+            nm::recv_info info{};
+            ASSERT_TRUE(this->until([&] { return this->nm_->iprobe(0, nm::match{8, 0, 5}, info); }));
+            EXPECT_FALSE(info.rts);
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{8, 0, 5}, &small, sizeof small, &st), status::in_progress);
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == 1; }));
+            EXPECT_EQ(small, 3);
+            // the probe sees the RTS with its value; a wildcard receive of
+            // 0 bytes takes it without truncation
+            ASSERT_TRUE(this->until([&] { return this->nm_->iprobe(nm::any, nm::match{8, nm::any, nm::any}, info); }));
+            EXPECT_TRUE(info.rts);
+            EXPECT_EQ(info.data, data);
+            ASSERT_EQ(this->nm_->irecv(nm::any, nm::match{8, nm::any, nm::any}, nullptr, 0, &st2),
+                      status::in_progress);
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == 2; }));
+            EXPECT_TRUE(rec().recv_infos[1].rts);
+            EXPECT_EQ(rec().recv_infos[1].data, data);
+            EXPECT_EQ(rec().recv_infos[1].tag, 5);
+            EXPECT_EQ(rec().recv_results[1], status::ok);
+            ASSERT_EQ(this->nm_->irecv(0, nm::match{8, 0, 5}, &small, sizeof small, &st3), status::in_progress);
+            ASSERT_TRUE(this->until([&] { return rec().recvs_done.size() == 3; }));
+            EXPECT_FALSE(rec().recv_infos[2].rts);
+            EXPECT_EQ(small, 4) << "the message after the RTS overtook it or was lost";
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

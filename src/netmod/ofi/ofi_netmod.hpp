@@ -137,7 +137,7 @@ class netmod {
     }
     status irecv(int peer, match m, void* buf, std::size_t n, request_state* st)
         {
-        uint64_t ignore = tagbits::sync;
+        uint64_t ignore = tagbits::sync | tagbits::rts;
         if (m.rank == any) ignore |= tagbits::rank_mask;
         if (m.tag == any) ignore |= tagbits::tag_mask;
         const uint64_t tag = tagbits::make(m.context, m.rank == any ? 0 : m.rank,
@@ -149,6 +149,13 @@ class netmod {
                    status::in_progress);
     }
     bool iprobe(int peer, match m, recv_info& info);
+    status isend_rts(int peer, match m, uint64_t data, request_state* st) {
+        // 0 bytes never exceed the inject size: always done at once (ok).
+        (void)st;
+        const uint64_t tag = tagbits::make(m.context, m.rank, m.tag) | tagbits::rts;
+        return map(fi_tinjectdata(ep_, nullptr, 0, data, static_cast<fi_addr_t>(peer), tag),
+                   status::ok);
+    }
     // Native tagged messaging is declined for providers whose tagged path
     // breaks MPI semantics (see ofi_init.cpp); CH4LITE_OFI_TAGGED=0|1 forces.
     bool tagged_usable() const { return tagged_ok_; }

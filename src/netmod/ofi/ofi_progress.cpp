@@ -38,7 +38,11 @@ void netmod::on_completion(const fi_cq_tagged_entry& e) {
                 send_sync_ack(static_cast<int>(e.data >> 32), static_cast<uint32_t>(e.data));
             state* st = as_state(oc);
             st->cancel = 0;
-            const recv_info info{tagbits::rank_of(e.tag), tagbits::tag_of(e.tag), e.len, false};
+            recv_info info{tagbits::rank_of(e.tag), tagbits::tag_of(e.tag), e.len, false};
+            if (e.tag & tagbits::rts) {
+                info.rts = true;
+                info.data = e.data;
+            }
             dev::nm_recv_done(st, info, status::ok);
             return;
         }
@@ -48,6 +52,10 @@ void netmod::on_completion(const fi_cq_tagged_entry& e) {
         case op_kind::probe: {
             auto* p = static_cast<probe_ctx*>(oc);
             p->info = recv_info{tagbits::rank_of(e.tag), tagbits::tag_of(e.tag), e.len, false};
+            if (e.tag & tagbits::rts) {
+                p->info.rts = true;
+                p->info.data = e.data;
+            }
             p->state = 1;
             return;
         }
@@ -163,7 +171,7 @@ void netmod::send_sync_ack(int peer, uint32_t cookie) {
 
 bool netmod::iprobe(int peer, match m, recv_info& info) {
     (void)peer;
-    uint64_t ignore = tagbits::sync;
+    uint64_t ignore = tagbits::sync | tagbits::rts;
     if (m.rank == any) ignore |= tagbits::rank_mask;
     if (m.tag == any) ignore |= tagbits::tag_mask;
     const uint64_t tag =

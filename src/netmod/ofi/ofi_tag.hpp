@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Match bits of native tagged messages (64 bits):
 //
-//   63      reserved (0)
+//   63      rts: a 0-byte announcement of a large message (CQ data: size and
+//           sender request, docs/ddt-wire.md); receives and probes ignore it
 //   62      sync: MPI_Ssend; the receiver acknowledges on match (never matched on)
 //   61..46  context id (16 bits: communicator, p2p/collective)
 //   45..24  sender's rank in the communicator (22 bits)
@@ -15,6 +16,7 @@
 
 namespace ch4lite::nm::ofi::tagbits {
 
+inline constexpr uint64_t rts = 1ull << 63;
 inline constexpr uint64_t sync = 1ull << 62;
 inline constexpr int ctx_shift = 46;
 inline constexpr int rank_shift = 24;

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: MIT
+// Noncontiguous point-to-point: entry points, staging buffers, and the
+// native tagged path's packing, bounce buffers and RTS (device/typed.hpp).
+#include "device/typed.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "dame/dame.hpp"
+#include "dame/type.hpp"
+#include "device/am_p2p.hpp"
+#include "device/comm.hpp"
+#include "device/deferred.hpp"
+#include "device/device.hpp"
+#include "device/p2p.hpp"
+#include "util/pool_buffer.hpp"
+
+namespace ch4lite::dev {
+
+std::byte* stage_alloc(request* r, std::size_t n) noexcept {
+    if (n <= util::pack_buffer::bytes) {
+        if (util::pack_buffer* pb = util::pack_buffer_pool().alloc_counted(1, 0)) {
+            r->stage = pb->data;
+            r->flags &= static_cast<uint8_t>(~rf_stage_heap);
+            return r->stage;
+        }
+        // The pool is at its maximum: the heap still works (bounded by the
+        // callers: one chunk, or tagged_rndv_min).
+    }
+    const std::size_t rounded = (std::max<std::size_t>(n, 1) + 63) & ~std::size_t{63};
+    r->stage = static_cast<std::byte*>(std::aligned_alloc(64, rounded));
+    if (r->stage) r->flags |= rf_stage_heap;
+    return r->stage;
+}
+
+void stage_free(request* r) noexcept {
+    if (!r->stage) return;
+    if (r->flags & rf_stage_heap) {
+        std::free(r->stage);
+    } else {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+        constexpr std::size_t off = offsetof(util::pack_buffer, data);
+#pragma GCC diagnostic pop
+        util::pack_buffer_pool().release(reinterpret_cast<util::pack_buffer*>(r->stage - off));
+    }
+    r->stage = nullptr;
+    r->flags &= static_cast<uint8_t>(~rf_stage_heap);
+}
+
+void deliver_bytes(request* r, std::size_t off, const void* src, std::size_t n) noexcept {
+    if (n == 0) return;
+    if (r->dt)
+        (void)dame::unpack_range(*r->dt, r->buf, r->count, static_cast<int64_t>(off),
+                                 static_cast<int64_t>(n), src);
+    else
+        std::memcpy(static_cast<std::byte*>(r->buf) + off, src, n);
+}
+
+namespace {
+request* typed_request(req_kind kind, void* buf, const dame::type& t, int64_t count,
+                       std::size_t bytes) noexcept {
+    request* r = request_alloc(kind, 1);
+    if (!r) return nullptr;
+    t.retain();
+    r->dt = &t;
+    r->count = count;
+    r->stage = nullptr;
+    r->buf = buf;
+    r->capacity = bytes;
+    return r;
+}
+}  // namespace
+
+status isend_typed(uint32_t ctx, const void* buf, const dame::type& t, int64_t count,
+                   std::size_t bytes, comm& c, int rank, int tag, bool sync,
+                   request*& out) noexcept {
+    request* r = typed_request(req_kind::send, const_cast<void*>(buf), t, count, bytes);
+    if (!r) return status::no_mem;
+    r->c = &c;
+    r->bytes = bytes;
+    r->peer = c.lpid(rank);
+    r->match_rank = c.rank;
+    r->tag = tag;
+    r->context = ctx;
+    if (sync) r->flags |= rf_sync;
+    out = r;
+    if constexpr (native_tagged) {
+        if (!g_dev.device_matching) {
+            r->nm = {};
+            if (bytes > g_dev.ddt_pack_max) return native_start_rts(r);
+            // Packed whole into a pooled buffer; from here on the request is
+            // a plain byte send of that buffer (also when deferred).
+            std::byte* p = stage_alloc(r, bytes);
+            if (!p) {
+                r->cc = 0;
+                request_release(r);
+                return status::no_mem;
+            }
+            dame::pack(t, buf, count, p);
+            r->buf = p;
+            if (!deferred_sends_empty()) return defer(r, dop_native_isend);
+            const status s = g_dev.nm.isend(r->peer, nm::match{ctx, c.rank, tag}, p, bytes,
+                                            sync ? nm::send_sync : nm::send_default, &r->nm);
+            return start_result(r, s, dop_native_isend);
+        }
+    }
+    return am_isend(r);
+}
+
+status irecv_typed(uint32_t ctx, void* buf, const dame::type& t, int64_t count,
+                   std::size_t bytes, comm& c, int rank, int tag, request*& out) noexcept {
+    request* r = typed_request(req_kind::recv, buf, t, count, bytes);
+    if (!r) return status::no_mem;
+    r->c = &c;
+    r->peer = rank == MPI_ANY_SOURCE ? -1 : c.lpid(rank);
+    r->match_rank = rank;
+    r->match_tag = tag;
+    r->context = ctx;
+    out = r;
+    if constexpr (native_tagged) {
+        if (!g_dev.device_matching) {
+            r->nm = {};
+            // A message of at most tagged_rndv_min bytes arrives whole: bounce
+            // it (the same length the reissue computes); larger ones come as
+            // an RTS (0 bytes) and then as AM chunks unpacked one by one.
+            if (bytes > 0 && !stage_alloc(r, std::min(bytes, g_dev.tagged_rndv_min))) {
+                r->cc = 0;
+                request_release(r);
+                return status::no_mem;
+            }
+            void* b;
+            std::size_t len;
+            native_recv_buffer(r, b, len);
+            if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
+            const status s = g_dev.nm.irecv(r->peer < 0 ? nm::any : r->peer,
+                                            nm::match{ctx, rank < 0 ? nm::any : rank,
+                                                      tag < 0 ? nm::any : tag},
+                                            b, len, &r->nm);
+            return start_result(r, s, dop_native_irecv);
+        }
+    }
+    return am_irecv(r);
+}
+
+void native_recv_buffer(request* r, void*& buf, std::size_t& len) noexcept {
+    if (r->dt) {
+        buf = r->stage;
+        len = r->stage ? std::min(r->capacity, g_dev.tagged_rndv_min) : 0;
+    } else {
+        buf = r->buf;
+        len = r->capacity;
+    }
+}
+
+// ---- native RTS -----------------------------------------------------------
+
+status native_reissue_rts(request* r) noexcept {
+    if constexpr (native_tagged) {
+        const uint64_t data = (static_cast<uint64_t>(r->capacity) << (rts_index_bits + 1)) |
+                              (r->dt ? 0 : rts_contig_bit) | r->pool_index;
+        return g_dev.nm.isend_rts(r->peer, nm::match{r->context, r->match_rank, r->tag}, data,
+                                  &r->nm);
+    }
+    return status::intern;
+}
+
+status native_start_rts(request* r) noexcept {
+    if (r->capacity > rts_max_size) {  // 16 TiB: the CQ data cannot announce it
+        r->cc = 0;
+        request_release(r);
+        return status::invalid;
+    }
+    // cc: the RTS's local completion + the token held until the last chunk
+    // is issued (rndv_pump); the receiver's CTS starts the chunks.
+    r->flags |= rf_rndv;
+    r->cc = 2;
+    if (!deferred_sends_empty()) return defer(r, dop_native_rts);
+    const status s = native_reissue_rts(r);
+    switch (s) {
+        case status::ok: request_complete(r); return status::ok;
+        case status::in_progress: return status::ok;
+        case status::again: return defer(r, dop_native_rts);
+        default:
+            r->cc = 0;
+            request_release(r);
+            return s;
+    }
+}
+
+void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept {
+    const uint32_t sreq_index = static_cast<uint32_t>(data & ((uint64_t{1} << rts_index_bits) - 1));
+    const std::size_t size = static_cast<std::size_t>(rts_size(data));
+    stage_free(r);  // the bounce is not needed: data comes as chunks
+    r->src_rank = src_rank;
+    r->tag = tag;
+    std::size_t n = size;
+    if (size > r->capacity) {
+        n = r->capacity;
+        r->flags |= rf_truncated;
+        request_fail(r, status::truncated);
+    }
+    r->bytes = n;
+    r->offset = 0;
+    r->flags |= rf_rndv;  // matched: no longer cancellable
+    const int src = r->c->lpid(src_rank);
+    uint32_t ask = sreq_index;
+    if constexpr (native_tagged) {
+        if (n > 0 && !r->dt && (data & rts_contig_bit)) {
+            // Both buffers contiguous: one tagged message straight into ours.
+            r->nm = {};
+            if (g_dev.nm.irecv(src, tdata_match(request_id(r)), r->buf, n, &r->nm) ==
+                status::in_progress) {
+                r->flags |= rf_tdata;
+                ask |= tcts_tagged;
+            }
+        }
+    }
+    const cts_hdr h{ask, request_id(r), n};
+    const status s = send_ctrl(src, am_tcts, &h, sizeof h);
+    if (failed(s)) request_fail(r, s);
+    if (n == 0 || failed(s)) request_complete(r);  // nothing will arrive
+}
+
+status native_reissue_tdata(request* child) noexcept {
+    if constexpr (native_tagged)
+        return g_dev.nm.isend(child->peer, tdata_match(child->parent->remote_id), child->buf,
+                              child->capacity, nm::send_default, &child->nm);
+    return status::intern;
+}
+
+void native_send_tdata(request* s, uint32_t rreq_id, std::size_t bytes) noexcept {
+    s->remote_id = rreq_id;
+    s->bytes = bytes;
+    // One child carries the whole message (rndv_chunk_done completes it like
+    // the last chunk); s holds its token until the child is issued.
+    request* child = request_alloc(req_kind::internal, 1);
+    if (!child) {  // the receiver waits in vain: report it here at least
+        request_fail(s, status::no_mem);
+        request_complete(s);
+        return;
+    }
+    child->parent = s;
+    child->peer = s->peer;
+    child->buf = s->buf;
+    child->offset = 0;
+    child->capacity = bytes;
+    child->flags |= rf_released;
+    child->nm = {};
+    s->offset = bytes;
+    ++s->inflight;
+    ++s->cc;
+    status st = status::in_progress;
+    if (!deferred_sends_empty()) {
+        (void)defer(child, dop_native_tdata);
+    } else {
+        st = native_reissue_tdata(child);
+        if (st == status::again) {
+            (void)defer(child, dop_native_tdata);
+            st = status::in_progress;
+        }
+    }
+    if (st != status::in_progress) {  // done at once, or failed: no callback follows
+        --s->inflight;
+        if (st != status::ok) request_fail(child, st);
+        request_complete(child);
+    }
+    request_complete(s);  // the token
+}
+
+}  // namespace ch4lite::dev
