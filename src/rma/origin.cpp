@@ -58,6 +58,14 @@ uint64_t cma_min() noexcept {
 // so such accesses go by message and the target refuses them.
 bool fits(const win& w, const target_spec& ts) noexcept {
     if (ts.count <= 0) return true;
+    const uint64_t wsize = w.peers[static_cast<std::size_t>(ts.rank)].size;
+    if (ts.t->contiguous() && ts.t->true_lb() >= 0 && ts.disp <= wsize) {
+        // contiguous: [disp + true_lb, + count * size); no overflow below 2^62
+        const uint64_t lo = ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+        const uint64_t n = static_cast<uint64_t>(ts.count) * static_cast<uint64_t>(ts.t->size());
+        if (lo <= wsize && n <= wsize - lo && static_cast<uint64_t>(ts.count) < (uint64_t{1} << 40))
+            return true;
+    }
     const __int128 span = static_cast<__int128>(ts.count - 1) * ts.t->extent();
     const __int128 lo = static_cast<__int128>(ts.disp) + ts.t->true_lb() + (span < 0 ? span : 0);
     const __int128 hi = static_cast<__int128>(ts.disp) + ts.t->true_ub() + (span > 0 ? span : 0);
@@ -65,7 +73,7 @@ bool fits(const win& w, const target_spec& ts) noexcept {
 }
 
 // t's memory for a direct access of ts now, or null (see direct_target).
-std::byte* direct(win& w, const target_spec& ts) noexcept {
+[[gnu::always_inline]] inline std::byte* direct(win& w, const target_spec& ts) noexcept {
     if (!w.direct_base[static_cast<std::size_t>(ts.rank)] || !fits(w, ts)) return nullptr;
     return direct_target(w, ts.rank);
 }
@@ -292,7 +300,11 @@ status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
         return status::ok;
     }
     if (std::byte* b = direct(w, ts)) {  // same node: a plain copy now
-        dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
+        if (o.t->contiguous() && ts.t->contiguous())
+            std::memcpy(b + ts.disp + ts.t->true_lb(), static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
+                        total);
+        else
+            dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
         return status::ok;
     }
     if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, true, total)) return status::ok;
@@ -332,7 +344,11 @@ status get(win& w, const buf_spec& o, const target_spec& ts) noexcept {
         return status::ok;
     }
     if (std::byte* b = direct(w, ts)) {
-        dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
+        if (o.t->contiguous() && ts.t->contiguous())
+            std::memcpy(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(),
+                        b + ts.disp + ts.t->true_lb(), total);
+        else
+            dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
         return status::ok;
     }
     if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, false, total)) return status::ok;
