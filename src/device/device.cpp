@@ -76,12 +76,12 @@ void init_protocol_limits() {
                                                1, caps.am_payload_max);
     g_dev.rndv_window = static_cast<std::size_t>(
         std::clamp<int64_t>(util::env_int("CH4LITE_RNDV_WINDOW", 8), 1, 1024));
-    // A noncontiguous message packed whole goes through one pack buffer; a
-    // receiver's bounce buffer holds up to tagged_rndv_min bytes, so the RTS
-    // threshold is at least the packing one.
+    // A noncontiguous message packed whole goes through one staging buffer
+    // (a pack buffer up to 64 KiB, else the heap); a receiver's bounce holds
+    // up to tagged_rndv_min bytes, so the RTS threshold is at least the
+    // packing one.
     g_dev.ddt_pack_max = static_cast<std::size_t>(std::clamp<int64_t>(
-        util::env_int("CH4LITE_DDT_PACK_MAX", 64 * 1024), 0,
-        static_cast<int64_t>(util::pack_buffer::bytes)));
+        util::env_int("CH4LITE_DDT_PACK_MAX", 4 * 1024 * 1024), 0, int64_t{1} << 40));
     g_dev.tagged_rndv_min = static_cast<std::size_t>(std::clamp<int64_t>(
         util::env_int("CH4LITE_TAGGED_RNDV_MIN", 4 * 1024 * 1024),
         static_cast<int64_t>(g_dev.ddt_pack_max), int64_t{1} << 40));

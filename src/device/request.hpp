@@ -67,6 +67,7 @@ struct request : util::pool_object {
     const dame::type* dt = nullptr;
     int64_t count = 0;
     std::byte* stage = nullptr;      // packed staging bytes (with dt): pack buffer or heap
+    std::size_t count_stage = 0;     // bytes of a heap `stage`
     request* parent = nullptr;       // a child completes its parent (rendezvous chunks)
 
     // ---- AM-path protocol state
