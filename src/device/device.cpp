@@ -13,6 +13,7 @@
 #include "device/match_queue.hpp"
 #include "device/progress.hpp"
 #include "device/request.hpp"
+#include "device/typed.hpp"
 #include "util/env.hpp"
 #include "util/log.hpp"
 #include "util/pool_buffer.hpp"
@@ -150,6 +151,7 @@ status finalize() {
     if (s == status::ok) s = m;
     queues().clear();
     comms_finalize();
+    stage_cache_release();
     const status b = g_dev.boot.finalize();
     if (s == status::ok) s = b;
     g_dev.finalized = true;

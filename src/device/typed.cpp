@@ -59,6 +59,13 @@ std::byte* stage_alloc(request* r, std::size_t n) noexcept {
     return r->stage;
 }
 
+void stage_cache_release() noexcept {
+    for (cached_stage& c : g_stage_cache) {
+        std::free(c.p);
+        c = {};
+    }
+}
+
 void stage_free(request* r) noexcept {
     if (!r->stage) return;
     if (r->flags & rf_stage_heap) {

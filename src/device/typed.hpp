@@ -40,6 +40,8 @@ status irecv_typed(uint32_t ctx, void* buf, const dame::type& t, int64_t count,
 // else the heap. nullptr when out of memory.
 std::byte* stage_alloc(request* r, std::size_t n) noexcept;
 void stage_free(request* r) noexcept;
+// Frees the cached heap staging buffers (device finalize).
+void stage_cache_release() noexcept;
 
 // Copies stream bytes [off, off + n) that arrived for receive request r
 // into its buffer (unpacking when it is typed).
