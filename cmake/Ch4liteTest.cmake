@@ -30,6 +30,19 @@ endfunction()
 set(CH4LITE_TEST_PATHS tagged am CACHE STRING "netmod paths MPI tests run on")
 set(CH4LITE_TEST_SHM on off CACHE STRING "shm settings MPI tests run with")
 
+# ch4lite_genv(<out var> K=V ...) -> "-genv K V ..." for a launcher command.
+function(ch4lite_genv out)
+  set(args)
+  foreach(kv ${ARGN})
+    string(FIND "${kv}" "=" eq)
+    string(SUBSTRING "${kv}" 0 ${eq} k)
+    math(EXPR eq1 "${eq} + 1")
+    string(SUBSTRING "${kv}" ${eq1} -1 v)
+    list(APPEND args -genv ${k} ${v})
+  endforeach()
+  set(${out} ${args} PARENT_SCOPE)
+endfunction()
+
 # ch4lite_mpi_program(<name> SOURCES <files> [LIBS ...])  -- builds only.
 function(ch4lite_mpi_program name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
@@ -43,12 +56,12 @@ endfunction()
 #                  [NP 2 3 4] [PATHS tagged am]
 #                  [SHM on off] [ARGS ...] [ENV K=V ...] [TIMEOUT s]
 #                  [WILL_FAIL] [PASS_REGEX re] [LABELS ...] [NO_HYDRA]
-#                  [RESOURCE_LOCK name])
+#                  [RESOURCE_LOCK name] [PPN p])
 # Builds the program and registers mpi.<name>.np<N>.<path>.shm<on|off> tests
 # run under our mpiexec, plus hydra.<name>.np<N> under mpiexec.hydra when
 # installed (unless NO_HYDRA).
 function(ch4lite_mpi_test name)
-  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX;PROGRAM;RESOURCE_LOCK"
+  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX;PROGRAM;RESOURCE_LOCK;PPN"
     "SOURCES;NP;PATHS;SHM;ARGS;ENV;LABELS;LIBS" ${ARGN})
   if(NOT T_PROGRAM)
     set(T_PROGRAM ${name})
@@ -68,14 +81,13 @@ function(ch4lite_mpi_test name)
   if(T_SOURCES)
     ch4lite_mpi_program(${name} SOURCES ${T_SOURCES} LIBS ${T_LIBS})
   endif()
-  set(genv)
-  foreach(kv ${T_ENV})
-    string(FIND "${kv}" "=" eq)
-    string(SUBSTRING "${kv}" 0 ${eq} k)
-    math(EXPR eq1 "${eq} + 1")
-    string(SUBSTRING "${kv}" ${eq1} -1 v)
-    list(APPEND genv -genv ${k} ${v})
-  endforeach()
+  ch4lite_genv(genv ${T_ENV})
+  if(T_PPN)
+    # Nodes of PPN consecutive ranks (mpiexec -ppn): a job with node peers
+    # (shm) and off-node peers (netmod) at once. Hydra has no such mode.
+    list(APPEND genv -ppn ${T_PPN} -genv CH4LITE_TEST_PPN ${T_PPN})
+    set(T_NO_HYDRA TRUE)
+  endif()
   foreach(np ${T_NP})
     foreach(path ${T_PATHS})
       if(path STREQUAL "am")
@@ -110,14 +122,7 @@ function(ch4lite_mpi_test name)
     endforeach()
     if(CH4LITE_HYDRA AND NOT T_NO_HYDRA)
       set(tname hydra.${name}.np${np})
-      set(henv)
-      foreach(kv ${T_ENV})
-        string(FIND "${kv}" "=" eq)
-        string(SUBSTRING "${kv}" 0 ${eq} k)
-        math(EXPR eq1 "${eq} + 1")
-        string(SUBSTRING "${kv}" ${eq1} -1 v)
-        list(APPEND henv -genv ${k} ${v})
-      endforeach()
+      ch4lite_genv(henv ${T_ENV})
       add_test(NAME ${tname} COMMAND ${CH4LITE_HYDRA} -n ${np} ${henv}
         -genv CH4LITE_EXPECT_PATH tagged $<TARGET_FILE:${T_PROGRAM}> ${T_ARGS})
       set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "hydra;${T_LABELS}"
