@@ -154,7 +154,6 @@ int raise(MPI_Comm comm, int code) noexcept {
 
 int raise_self(int code) noexcept { return raise(MPI_COMM_SELF, code); }
 
-bool is_initialized() noexcept { return dev::g_dev.initialized && !dev::g_dev.finalized; }
 
 int require_init(const char* func) noexcept {
     const int code = error_code(MPI_ERR_OTHER, func, "%s",

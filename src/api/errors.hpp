@@ -16,6 +16,11 @@
 
 #include "util/status.hpp"
 
+namespace ch4lite::dev {
+// True from the end of dev::init to the end of dev::finalize (device.hpp).
+extern bool g_active;
+}  // namespace ch4lite::dev
+
 namespace ch4lite::api {
 
 // Records the message "<func>: <text>" and returns a detailed code of class `cls`.
@@ -41,7 +46,7 @@ int class_of(status s) noexcept;
 // 0 when MPI is initialized and not finalized; else raises MPI_ERR_OTHER
 // ("MPI_Send called before MPI_Init") on MPI_COMM_SELF's default handler.
 int require_init(const char* func) noexcept;
-bool is_initialized() noexcept;
+inline bool is_initialized() noexcept { return dev::g_active; }
 
 }  // namespace ch4lite::api
 

@@ -6,7 +6,7 @@
 
 namespace ch4lite::api {
 
-dev::comm* lookup_comm(MPI_Comm c) noexcept {
+dev::comm* lookup_comm_other(MPI_Comm c) noexcept {
     if (!is_initialized()) return nullptr;
     if (c == MPI_COMM_WORLD) return &dev::comm_world();
     if (c == MPI_COMM_SELF) return &dev::comm_self();

@@ -6,14 +6,21 @@
 #pragma once
 #include <mpi.h>
 
+#include "api/errors.hpp"
+
 namespace ch4lite::dev {
 class comm;
-}
+extern comm g_world;  // device/comm.hpp
+}  // namespace ch4lite::dev
 
 namespace ch4lite::api {
 
-// nullptr for MPI_COMM_NULL, freed or garbage handles.
-dev::comm* lookup_comm(MPI_Comm c) noexcept;
+dev::comm* lookup_comm_other(MPI_Comm c) noexcept;
+// nullptr for MPI_COMM_NULL, freed or garbage handles. MPI_COMM_WORLD inline.
+inline dev::comm* lookup_comm(MPI_Comm c) noexcept {
+    if (c == MPI_COMM_WORLD && is_initialized()) return &dev::g_world;
+    return lookup_comm_other(c);
+}
 inline bool comm_is_valid(MPI_Comm c) noexcept { return lookup_comm(c) != nullptr; }
 
 }  // namespace ch4lite::api

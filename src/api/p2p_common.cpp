@@ -6,8 +6,9 @@
 
 namespace ch4lite::api {
 
-int check_message_buffer(const char* func, MPI_Comm comm, const void* buf, int64_t count,
-                         MPI_Datatype dt, dt_info& d, std::size_t& bytes, const void*& start) noexcept {
+int check_message_buffer_raise(const char* func, MPI_Comm comm, const void* buf, int64_t count,
+                               MPI_Datatype dt, dt_info& d, std::size_t& bytes,
+                               const void*& start) noexcept {
     if (count < 0) CH4_FAIL_IN(func, comm, MPI_ERR_COUNT, "invalid count %lld: must be >= 0",
                                static_cast<long long>(count));
     if (!resolve_dt(dt, d)) CH4_FAIL_IN(func, comm, MPI_ERR_TYPE, "invalid datatype");
@@ -49,6 +50,11 @@ int send_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt,
                     dest, c->size);
     if (tag < 0 || tag > dev::tag_ub)
         CH4_FAIL_IN(func, comm, MPI_ERR_TAG, "invalid tag %d: must be in [0, %d]", tag, dev::tag_ub);
+    // MPI_Send of a few bytes to a rank on this node: one ring cell, no
+    // request (device/p2p.hpp).
+    if (!request && mode != send_mode::sync && d.contig && dest != MPI_PROC_NULL &&
+        dev::send_direct(c->ctx_p2p(), start, bytes, *c, dest, tag))
+        return MPI_SUCCESS;
     dev::request* r = nullptr;
     if (dest == MPI_PROC_NULL) {
         if (!request) return MPI_SUCCESS;
@@ -102,6 +108,19 @@ int recv_impl(const char* func, void* buf, int64_t count, MPI_Datatype dt, int s
         if (!r) CH4_FAIL_IN(func, comm, MPI_ERR_NO_MEM, "request pool exhausted");
         *request = reinterpret_cast<MPI_Request>(dev::request_handle(r));
         return MPI_SUCCESS;
+    }
+    if (!request && (d.contig || bytes == 0)) {
+        // MPI_Recv that shared memory can serve without a request.
+        dev::direct_recv got;
+        if (dev::recv_direct(c->ctx_p2p(), const_cast<void*>(start), bytes, *c, source, tag, got)) {
+            if (status != MPI_STATUS_IGNORE) {
+                status->MPI_SOURCE = got.src_rank;
+                status->MPI_TAG = got.tag;
+                set_status_bytes(status, static_cast<int64_t>(got.bytes));
+                set_status_cancelled(status, false);
+            }
+            return MPI_SUCCESS;
+        }
     }
     dev::request* r = nullptr;
     const ch4lite::status s =

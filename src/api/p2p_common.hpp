@@ -24,8 +24,27 @@ namespace ch4lite::api {
 
 // Checks (comm, count, datatype, buffer) of a message buffer and computes its
 // byte count and start address. Returns MPI_SUCCESS or the raised code.
-int check_message_buffer(const char* func, MPI_Comm comm, const void* buf, int64_t count,
-                         MPI_Datatype dt, dt_info& d, std::size_t& bytes, const void*& start) noexcept;
+// Inline when every check passes; the out-of-line version finds and raises
+// the error.
+int check_message_buffer_raise(const char* func, MPI_Comm comm, const void* buf, int64_t count,
+                               MPI_Datatype dt, dt_info& d, std::size_t& bytes,
+                               const void*& start) noexcept;
+inline int check_message_buffer(const char* func, MPI_Comm comm, const void* buf, int64_t count,
+                                MPI_Datatype dt, dt_info& d, std::size_t& bytes,
+                                const void*& start) noexcept {
+    uint64_t total = 0;
+    if (__builtin_expect(count >= 0 && resolve_dt(dt, d) && d.t->committed() &&
+                             !__builtin_mul_overflow(static_cast<uint64_t>(count),
+                                                     static_cast<uint64_t>(d.size), &total) &&
+                             total <= static_cast<uint64_t>(INT64_MAX) &&
+                             (buf != nullptr || total == 0 || d.true_lb != 0),
+                         1)) {
+        bytes = static_cast<std::size_t>(total);
+        start = static_cast<const std::byte*>(buf) + d.true_lb;
+        return MPI_SUCCESS;
+    }
+    return check_message_buffer_raise(func, comm, buf, count, dt, d, bytes, start);
+}
 
 // Fills *st from a completed receive request.
 inline void fill_status(MPI_Status* st, const dev::request* r) noexcept {

@@ -294,6 +294,21 @@ status am_irecv(request* r) noexcept {
     return status::ok;
 }
 
+direct_take am_take_unexpected_eager(uint32_t ctx, int rank, int tag, void* buf, std::size_t cap,
+                                     direct_recv& out) noexcept {
+    unexpected_msg* m = queues().find_unexpected(ctx, rank, tag);
+    if (!m) return direct_take::none;
+    if (m->rts || m->flags != 0 || m->size > cap) return direct_take::other;
+    (void)queues().take_unexpected(ctx, rank, tag);  // m: the first match
+    if (m->size) std::memcpy(buf, m->data, m->size);
+    out.src_rank = m->src_rank;
+    out.tag = m->tag;
+    out.bytes = m->size;
+    m->release_data();
+    unexpected_pool().free(m);
+    return direct_take::taken;
+}
+
 namespace {
 unexpected_msg* new_unexpected(int src, uint32_t ctx, int rank, int tag) noexcept {
     unexpected_msg* m = unexpected_pool().alloc();

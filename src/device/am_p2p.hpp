@@ -47,10 +47,22 @@ inline bool am_isend_cell(request* r) noexcept {
         !g_dev.shm.local(r->peer) || g_dev.deferred_sends != 0)
         return false;
     const eager_hdr h{r->context, r->match_rank, r->tag, 0u, 0u};
-    const nm::iov iov{r->buf, r->capacity};
-    return g_dev.shm.am_send(r->peer, am_eager, &h, sizeof h, &iov, 1) == status::ok;
+    return g_dev.shm.am_send_cell(r->peer, am_eager, h, r->buf, r->capacity) == status::ok;
 }
 status am_irecv(request* r) noexcept;   // r: receive request, fields set
+
+// What a receive without a request got (dev::recv_direct).
+struct direct_recv {
+    int src_rank = 0;
+    int tag = 0;
+    std::size_t bytes = 0;
+};
+enum class direct_take { taken, none, other };
+// The first unexpected message matching (ctx, rank, tag), if it is a plain
+// eager one of at most cap bytes: copied to buf and freed (taken). none: no
+// unexpected message matches; other: the first match needs the request path.
+direct_take am_take_unexpected_eager(uint32_t ctx, int rank, int tag, void* buf, std::size_t cap,
+                                     direct_recv& out) noexcept;
 // Probe the unexpected queue; fills r-like info when found.
 bool am_iprobe(uint32_t ctx, int rank, int tag, int& src_rank, int& src_tag,
                std::size_t& bytes) noexcept;

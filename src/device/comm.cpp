@@ -8,16 +8,15 @@
 
 namespace ch4lite::dev {
 
-namespace {
 comm g_world;
 comm g_self;
+
+namespace {
 util::handle_table<comm, util::handle_kind::comm> g_comm_table;
 }  // namespace
 
 util::handle_table<comm, util::handle_kind::comm>& comm_table() noexcept { return g_comm_table; }
 
-comm& comm_world() noexcept { return g_world; }
-comm& comm_self() noexcept { return g_self; }
 
 void comms_init(int world_rank, int world_size) {
     g_world = comm{};

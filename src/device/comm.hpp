@@ -36,8 +36,9 @@ class comm {
 };
 
 // The predefined communicators (valid between MPI_Init and MPI_Finalize).
-comm& comm_world() noexcept;
-comm& comm_self() noexcept;
+extern comm g_world, g_self;
+inline comm& comm_world() noexcept { return g_world; }
+inline comm& comm_self() noexcept { return g_self; }
 // Communicators created at run time (dup, split, create): their handles.
 util::handle_table<comm, util::handle_kind::comm>& comm_table() noexcept;
 // Sets up WORLD and SELF from the bootstrap's rank and size, the context

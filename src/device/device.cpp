@@ -21,6 +21,7 @@
 namespace ch4lite::dev {
 
 device_state g_dev;
+bool g_active = false;
 
 namespace {
 
@@ -136,6 +137,7 @@ status init(int required, int& provided, std::string& error) {
                   g_dev.local_ranks, g_dev.usable_cores,
                   g_dev.oversubscribed ? ", oversubscribed: idle waits yield" : "");
     g_dev.initialized = true;
+    g_active = true;
     return status::ok;
 }
 
@@ -155,6 +157,7 @@ status finalize() {
     const status b = g_dev.boot.finalize();
     if (s == status::ok) s = b;
     g_dev.finalized = true;
+    g_active = false;
     return s;
 }
 

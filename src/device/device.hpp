@@ -52,6 +52,9 @@ struct device_state {
 };
 
 extern device_state g_dev;
+// initialized && !finalized, as one flag every MPI call reads inline
+// (api/errors.hpp).
+extern bool g_active;
 
 // Brings up bootstrap, netmod and communicators. `error` explains a failure.
 status init(int required, int& provided, std::string& error);

@@ -61,6 +61,15 @@ class match_queues {
     // Removes a posted receive (cancel). False if it is no longer posted.
     bool unpost(request* r) noexcept;
     std::size_t unexpected_count() const noexcept;
+    // Cheap emptiness tests of one context's queues (dev::recv_direct).
+    bool posted_empty(uint32_t ctx) const noexcept {
+        const ctx_lists* l = ctx < by_ctx_.size() ? by_ctx_[ctx].get() : nullptr;
+        return !l || l->posted.empty();
+    }
+    bool unexpected_empty(uint32_t ctx) const noexcept {
+        const ctx_lists* l = ctx < by_ctx_.size() ? by_ctx_[ctx].get() : nullptr;
+        return !l || l->unexpected.empty();
+    }
     void clear() noexcept;
 
   private:

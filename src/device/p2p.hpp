@@ -6,11 +6,13 @@
 // shm or the netmod by the destination's locality bit.
 #pragma once
 #include <cstddef>
+#include <cstring>
 
 #include "device/am_p2p.hpp"
 #include "device/comm.hpp"
 #include "device/deferred.hpp"
 #include "device/device.hpp"
+#include "device/match_queue.hpp"
 #include "device/progress.hpp"
 #include "device/request.hpp"
 #include "device/typed.hpp"
@@ -100,6 +102,88 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
 [[gnu::always_inline]] inline status irecv(void* buf, std::size_t bytes, comm& c, int rank, int tag,
                     request*& out) noexcept {
     return irecv_on(c.ctx_p2p(), buf, bytes, c, rank, tag, out);
+}
+
+// ---- blocking calls that need no request (docs/shm.md, "Direct paths") ----
+// MPI_Send / MPI_Recv of a small contiguous message between ranks of one
+// node: the send writes one ring cell and is complete; the receive waits on
+// the ring itself and copies the payload out of the cell, with no request,
+// no posted-queue entry and no dispatch. Each returns false when it does not
+// apply, and the caller takes the request path, which is always correct.
+
+// A blocking standard send that fits one cell, to a local peer, with no
+// earlier send deferred (their order would change) and room in the ring.
+[[gnu::always_inline]] inline bool send_direct(uint32_t ctx, const void* buf, std::size_t bytes,
+                                               comm& c, int rank, int tag) noexcept {
+    if constexpr (native_tagged) {
+        if (!g_dev.device_matching) return false;
+    }
+    if (bytes > shm::cell::inline_bytes - sizeof(eager_hdr) || g_dev.deferred_sends != 0)
+        return false;
+    const int peer = c.lpid(rank);
+    if (!g_dev.shm.local(peer)) return false;
+    const eager_hdr h{ctx, c.rank, tag, 0u, 0u};
+    return g_dev.shm.am_send_cell(peer, am_eager, h, buf, bytes) == status::ok;
+}
+
+// A blocking receive whose message can come through shm (a local source,
+// or MPI_ANY_SOURCE) on a context with no receive posted: then the first
+// message that matches, among those queued unexpected and those arriving,
+// is ours. A plain eager one that fits is taken from the unexpected queue
+// or straight from the head of the source's ring (any ring for
+// MPI_ANY_SOURCE); everything else on the rings is left to progress, which
+// queues it as usual. When the first match needs more (a rendezvous, an
+// Ssend, one too long for the buffer) it returns false, and the request
+// path matches that same message.
+inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int rank, int tag,
+                        direct_recv& out) noexcept {
+    if constexpr (native_tagged) {
+        if (!g_dev.device_matching) return false;
+    }
+    if (!g_dev.shm.active() || !queues().posted_empty(ctx)) return false;
+    uint32_t lo = 0, hi = g_dev.shm.rings();
+    if (rank != MPI_ANY_SOURCE) {
+        const int peer = c.lpid(rank);
+        if (!g_dev.shm.local(peer)) return false;
+        lo = g_dev.shm.local_index(peer);
+        hi = lo + 1;
+    }
+    if (!queues().unexpected_empty(ctx)) {
+        const direct_take t = am_take_unexpected_eager(ctx, rank, tag, buf, cap, out);
+        if (t != direct_take::none) return t == direct_take::taken;
+    }
+    unsigned idle = 0;
+    for (;;) {
+        int n = 0;
+        for (uint32_t i = lo; i < hi; ++i) {
+            const shm::cell* x = g_dev.shm.head(i);
+            if (!x) continue;
+            eager_hdr h;
+            if (x->handler == am_eager && x->hlen == sizeof h && shm::fits_inline(x->hlen, x->plen) &&
+                x->plen <= cap) {
+                std::memcpy(&h, x->bytes, sizeof h);
+                if (h.context == ctx && h.flags == 0 && match_ok(rank, tag, h.src_rank, h.tag)) {
+                    shm::small_copy(buf, x->bytes + sizeof h, x->plen);
+                    out.src_rank = h.src_rank;
+                    out.tag = h.tag;
+                    out.bytes = x->plen;
+                    g_dev.shm.pop_inline(i);
+                    return true;
+                }
+            }
+            n += g_dev.shm.dispatch(i);  // not ours: the usual way (a match behind it gets queued)
+        }
+        n += progress_except(lo, hi);
+        if (n == 0) {
+            idle_step(idle);
+        } else {
+            idle = 0;
+            if (!queues().unexpected_empty(ctx)) {
+                const direct_take t = am_take_unexpected_eager(ctx, rank, tag, buf, cap, out);
+                if (t != direct_take::none) return t == direct_take::taken;
+            }
+        }
+    }
 }
 
 // Nonblocking probe. found=false when nothing matches yet.

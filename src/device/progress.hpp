@@ -27,6 +27,15 @@ inline int progress() noexcept {
     return n;
 }
 
+// progress() except for the shm rings [lo, hi), which the caller polls
+// itself (dev::recv_direct).
+inline int progress_except(uint32_t lo, uint32_t hi) noexcept {
+    int n = g_dev.shm.progress_except(lo, hi);
+    if (!g_dev.nm_quiet) n += g_dev.nm.progress();
+    if (!deferred_empty()) n += deferred_progress();
+    return n;
+}
+
 // Called after an idle poll inside a waiting loop: yields when
 // oversubscribed, and now and then checks that the launcher is alive.
 void idle_step(unsigned& idle) noexcept;

@@ -77,6 +77,33 @@ inline uint64_t chunk_end(uint64_t start, std::size_t len) noexcept {
 // ring / 2, the skip place() may add still fits (docs/shm.md).
 inline std::size_t max_payload(uint64_t ring) noexcept { return static_cast<std::size_t>(ring / 2); }
 
+// Copies n <= 64 bytes with a few overlapping fixed-size moves: no library
+// call for the payload of a cell (a call to memcpy cost ~25 instructions per
+// message here, measured with callgrind).
+[[gnu::always_inline]] inline void small_copy(void* dst, const void* src, std::size_t n) noexcept {
+    auto* d = static_cast<std::byte*>(dst);
+    const auto* s = static_cast<const std::byte*>(src);
+    if (n >= 16) {
+        if (n >= 32) {
+            __builtin_memcpy(d, s, 32);
+            __builtin_memcpy(d + n - 32, s + n - 32, 32);
+        } else {
+            __builtin_memcpy(d, s, 16);
+            __builtin_memcpy(d + n - 16, s + n - 16, 16);
+        }
+    } else if (n >= 8) {
+        __builtin_memcpy(d, s, 8);
+        __builtin_memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+        __builtin_memcpy(d, s, 4);
+        __builtin_memcpy(d + n - 4, s + n - 4, 4);
+    } else if (n) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
 // ---- sender side --------------------------------------------------------
 
 struct tx_ring {
@@ -135,6 +162,27 @@ inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t 
                       const nm::iov* payload, int niov, std::size_t plen) noexcept {
     return tx_send_fill(t, handler, hdr, hlen, plen,
                         [&](std::byte* dst) noexcept { copy_iov(dst, payload, niov); });
+}
+
+// The common smallest message, fully inline: a header of fixed type H and
+// a payload that fit one cell together. ok or again (ring full).
+template <class H>
+[[gnu::always_inline]] inline status tx_send_cell(tx_ring& t, uint8_t handler, const H& hdr,
+                                                  const void* payload, std::size_t plen) noexcept {
+    static_assert(sizeof(H) <= cell::inline_bytes);
+    if (__builtin_expect(t.cells_sent - t.cells_done_seen > t.v.cell_mask, 0)) {
+        t.cells_done_seen = std::atomic_ref(t.v.ctrl->cells_done).load(std::memory_order_acquire);
+        if (t.cells_sent - t.cells_done_seen > t.v.cell_mask) return status::again;
+    }
+    cell& c = t.v.cells[t.cells_sent & t.v.cell_mask];
+    __builtin_memcpy(c.bytes, &hdr, sizeof(H));
+    small_copy(c.bytes + sizeof(H), payload, plen);
+    c.plen = static_cast<uint32_t>(plen);
+    c.handler = handler;
+    c.hlen = static_cast<uint8_t>(sizeof(H));
+    std::atomic_ref(c.seq).store(static_cast<uint32_t>(t.cells_sent + 1), std::memory_order_release);
+    ++t.cells_sent;
+    return status::ok;
 }
 
 // ---- receiver side ------------------------------------------------------

@@ -63,6 +63,16 @@ class transport {
                        handler, hdr, hlen, payload, niov, plen);
     }
 
+    // One AM of header type H whose header and payload fit one cell
+    // (fits_inline(sizeof(H), plen) must hold): ok or again.
+    template <class H>
+    [[gnu::always_inline]] status am_send_cell(int peer, uint8_t handler, const H& hdr,
+                                               const void* payload, std::size_t plen) noexcept {
+        return tx_send_cell(
+            tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])], handler,
+            hdr, payload, plen);
+    }
+
     // One AM whose payload is bytes [offset, offset + len) of the packed
     // stream of (t, buf, count), packed by DAME straight into the ring.
     status am_send_packed(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
@@ -81,6 +91,29 @@ class transport {
             if (rx_peek(rx_[i])) n += drain(i);
         return n;
     }
+    // progress() of the rings outside [lo, hi), and dispatching ring i:
+    // the direct receive polls its own rings first (dev::recv_direct).
+    int progress_except(uint32_t lo, uint32_t hi) noexcept {
+        int n = 0;
+        for (uint32_t i = 0; i < lo; ++i)
+            if (rx_peek(rx_[i])) n += drain(i);
+        for (uint32_t i = hi; i < nlocal_; ++i)
+            if (rx_peek(rx_[i])) n += drain(i);
+        return n;
+    }
+    int dispatch(uint32_t i) noexcept { return drain(i); }
+
+    // The direct receive (dev::recv_direct) reads the next cell of one ring
+    // itself instead of dispatching it: local index of a (local) world rank,
+    // how many rings, the head cell of ring i (nullptr: empty, or a drain is
+    // running), its sender, and popping a head cell whose payload is inline.
+    uint32_t local_index(int peer) const noexcept {
+        return static_cast<uint32_t>(local_idx_[static_cast<std::size_t>(peer)]);
+    }
+    uint32_t rings() const noexcept { return nlocal_; }
+    const cell* head(uint32_t i) const noexcept { return draining_ ? nullptr : rx_peek(rx_[i]); }
+    int sender(uint32_t i) const noexcept { return world_of_[i]; }
+    void pop_inline(uint32_t i) noexcept { rx_pop(rx_[i], rx_[i].data_done); }
 
     std::size_t eager_max() const noexcept { return eager_max_; }
     std::size_t chunk() const noexcept { return chunk_; }
