@@ -4,8 +4,10 @@
 // _ALLGATHER_LONG, _ALLTOALL_LONG (bytes, K/M suffixes) and
 // CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
 #include <algorithm>
+#include <limits>
 
 #include "device/coll.hpp"
+#include "device/device.hpp"
 #include "util/env.hpp"
 
 namespace ch4lite::dev {
@@ -20,7 +22,17 @@ std::size_t bytes_param(const char* name, std::size_t dflt) {
 }  // namespace
 
 void coll_init() noexcept {
-    const coll_tuning d;
+    coll_tuning d;
+    // Oversubscribed nodes (more ranks than cores, device.hpp): a rank waits
+    // for a core at every message step, and the receiver-driven single copy
+    // of shm rendezvous needs only the reader running. Measured on 2 cores
+    // with 3 and 4 ranks (docs/collectives.md): the binomial Bcast and the
+    // all-posted Alltoall beat scatter+allgather and pairwise exchange at
+    // every size up to 1 MiB, so they are the defaults there.
+    if (g_dev.oversubscribed) {
+        d.bcast_long = std::numeric_limits<std::size_t>::max();
+        d.alltoall_long = std::numeric_limits<std::size_t>::max();
+    }
     g_coll.bcast_long = bytes_param("CH4LITE_COLL_BCAST_LONG", d.bcast_long);
     g_coll.allreduce_long = bytes_param("CH4LITE_COLL_ALLREDUCE_LONG", d.allreduce_long);
     g_coll.allreduce_direct = bytes_param("CH4LITE_COLL_ALLREDUCE_DIRECT", d.allreduce_direct);
