@@ -34,16 +34,7 @@ status send_am(request* r, deferred_op op, uint8_t handler, const void* hdr,
 
 // Copies an arrived eager payload into the receive request and completes it.
 void deliver_eager(request* r, int src_rank, int tag, const void* data, std::size_t size) noexcept {
-    r->src_rank = src_rank;
-    r->tag = tag;
-    std::size_t n = size;
-    if (size > r->capacity) {
-        n = r->capacity;
-        r->flags |= rf_truncated;
-        request_fail(r, status::truncated);
-    }
-    deliver_bytes(r, 0, data, n);
-    r->bytes = n;
+    deliver_bytes(r, 0, data, accept_match(r, src_rank, tag, size));
     request_complete(r);
 }
 
@@ -81,16 +72,7 @@ void send_sync_ack(int peer, uint32_t sreq_id) noexcept {
 // (raddr != 0) and tell it we are done; if that read fails, fall back to CTS.
 void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_id,
                 uint64_t size, uint64_t raddr) noexcept {
-    r->src_rank = src_rank;
-    r->tag = tag;
-    std::size_t n = size;
-    if (size > r->capacity) {
-        n = r->capacity;
-        r->flags |= rf_truncated;
-        request_fail(r, status::truncated);
-    }
-    r->bytes = n;
-    r->offset = 0;
+    const std::size_t n = accept_match(r, src_rank, tag, size);
     if (raddr != 0 && g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) &&
         (r->dt ? cma_read_typed(r, src_lpid, raddr, n)
                : g_dev.shm.cma_read(src_lpid, r->buf, raddr, n) == status::ok)) {

@@ -39,6 +39,23 @@ inline status am_send_to(int peer, uint8_t handler, const void* hdr, std::size_t
 
 status am_isend(request* r) noexcept;   // r: send request, fields set
 
+// Receive r matched a message of `size` bytes from (src_rank, tag): records
+// the match and accepts min(size, capacity) bytes (fewer: the request fails
+// with truncated); returns the accepted count, also left in r->bytes.
+inline std::size_t accept_match(request* r, int src_rank, int tag, uint64_t size) noexcept {
+    r->src_rank = src_rank;
+    r->tag = tag;
+    std::size_t n = static_cast<std::size_t>(size);
+    if (size > r->capacity) {
+        n = r->capacity;
+        r->flags |= rf_truncated;
+        request_fail(r, status::truncated);
+    }
+    r->bytes = n;
+    r->offset = 0;
+    return n;
+}
+
 // The common on-node case, inline: a small standard send to a local peer is
 // one ring cell (header + payload) and completes at once. False when it does
 // not apply or the ring is full; am_isend() then takes the general path.

@@ -33,6 +33,17 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
     }
 }
 
+// Posts receive r (fields set, r->nm cleared) as a native tagged receive
+// into (buf, len), behind any deferred receives.
+[[gnu::always_inline]] inline status native_post_recv(request* r, void* buf, std::size_t len) noexcept {
+    if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
+    const int rank = r->match_rank, tag = r->match_tag;
+    const status s = g_dev.nm.irecv(
+        r->peer < 0 ? nm::any : r->peer,
+        nm::match{r->context, rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag}, buf, len, &r->nm);
+    return start_result(r, s, dop_native_irecv);
+}
+
 // Sends on an explicit context: c.ctx_p2p() for point-to-point, c.ctx_coll()
 // for collectives built on point-to-point.
 // always_inline: the large-message branch made GCC outline this (+34
@@ -84,12 +95,7 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
             r->nm = {};
-            if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
-            const status s = g_dev.nm.irecv(r->peer < 0 ? nm::any : r->peer,
-                                            nm::match{r->context, rank < 0 ? nm::any : rank,
-                                                      tag < 0 ? nm::any : tag},
-                                            buf, bytes, &r->nm);
-            return start_result(r, s, dop_native_irecv);
+            return native_post_recv(r, buf, bytes);
         }
     }
     return am_irecv(r);

@@ -172,12 +172,7 @@ status irecv_typed(uint32_t ctx, void* buf, const dame::type& t, int64_t count,
             void* b;
             std::size_t len;
             native_recv_buffer(r, b, len);
-            if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
-            const status s = g_dev.nm.irecv(r->peer < 0 ? nm::any : r->peer,
-                                            nm::match{ctx, rank < 0 ? nm::any : rank,
-                                                      tag < 0 ? nm::any : tag},
-                                            b, len, &r->nm);
-            return start_result(r, s, dop_native_irecv);
+            return native_post_recv(r, b, len);
         }
     }
     return am_irecv(r);
@@ -230,18 +225,8 @@ status native_start_rts(request* r) noexcept {
 
 void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept {
     const uint32_t sreq_index = static_cast<uint32_t>(data & ((uint64_t{1} << rts_index_bits) - 1));
-    const std::size_t size = static_cast<std::size_t>(rts_size(data));
     stage_free(r);  // the bounce is not needed: data comes as chunks
-    r->src_rank = src_rank;
-    r->tag = tag;
-    std::size_t n = size;
-    if (size > r->capacity) {
-        n = r->capacity;
-        r->flags |= rf_truncated;
-        request_fail(r, status::truncated);
-    }
-    r->bytes = n;
-    r->offset = 0;
+    const std::size_t n = accept_match(r, src_rank, tag, rts_size(data));
     r->flags |= rf_rndv;  // matched: no longer cancellable
     const int src = r->c->lpid(src_rank);
     uint32_t ask = sreq_index;
