@@ -3,9 +3,12 @@
 // dispatch from (op, kind) to a kernel (device/op_kernels.hpp).
 #include "device/op.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "device/op_kernels.hpp"
+#include "util/env.hpp"
 
 namespace ch4lite::dev {
 
@@ -125,32 +128,58 @@ bool op_applies(op_id op, basic_kind k) noexcept {
     }
 }
 
-void op_apply(op_id op, basic_kind k, const void* in_v, void* io_v, std::size_t n) noexcept {
-    // Pairs op_applies() rejects reach no kernel below (each family's kernel
-    // ignores the ops it does not define), so no check is needed here.
-    if (n == 0 || packed_size(k) == 0) return;
-    const auto* in = static_cast<const std::byte*>(in_v);
-    auto* io = static_cast<std::byte*>(io_v);
-    if (op == op_id::no_op) return;
-    if (op == op_id::replace) {
-        if (in != io) std::memmove(io, in, n * packed_size(k));
-        return;
-    }
+namespace {
+
+// The hot kinds at each level (op_kernels.hpp, hot()). The target attributes
+// enable no FMA, so nothing can contract into a fused operation.
+bool hot_baseline(op_id op, basic_kind k, const std::byte* in, std::byte* io, std::size_t n) noexcept {
+    return kern::hot(op, k, in, io, n);
+}
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] bool hot_avx2(op_id op, basic_kind k, const std::byte* in, std::byte* io,
+                                       std::size_t n) noexcept {
+    return kern::hot(op, k, in, io, n);
+}
+[[gnu::target("avx512f,avx512bw,avx512dq,avx512vl,prefer-vector-width=512")]] bool hot_avx512(
+    op_id op, basic_kind k, const std::byte* in, std::byte* io, std::size_t n) noexcept {
+    return kern::hot(op, k, in, io, n);
+}
+#endif
+
+op_isa detect() noexcept {
+#if defined(__x86_64__)
+    __builtin_cpu_init();  // we may run before libgcc's constructor
+    // __builtin_cpu_supports also checks that the OS saves the vector state (xgetbv).
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return op_isa::avx512;
+    if (__builtin_cpu_supports("avx2")) return op_isa::avx2;
+#endif
+    return op_isa::baseline;
+}
+
+op_isa pick() noexcept {
+    const op_isa best = detect();
+    const char* want = util::env_str("CH4LITE_OP_ISA", "");
+    op_isa cap = op_isa::avx512;
+    if (!std::strcmp(want, "baseline")) cap = op_isa::baseline;
+    else if (!std::strcmp(want, "avx2")) cap = op_isa::avx2;
+    else if (*want && std::strcmp(want, "avx512") && std::strcmp(want, "auto"))
+        std::fprintf(stderr, "ch4lite: ignoring CH4LITE_OP_ISA=%s: not auto, avx512, avx2 or baseline\n",
+                     want);
+    return std::min(best, cap);
+}
+
+// Chosen at load (dynamic initialization of libmpi), not per call.
+const op_isa g_supported = detect();
+const op_isa g_used = pick();
+
+// The kinds outside hot(): rarer types, each at the baseline level.
+void apply_cold(op_id op, basic_kind k, const std::byte* in, std::byte* io, std::size_t n) noexcept {
     using namespace kern;
     switch (k) {
-        case basic_kind::int8: case basic_kind::schar: integer<int8_t>(op, in, io, n); break;
-        case basic_kind::uint8: case basic_kind::uchar: case basic_kind::byte:
-            integer<uint8_t>(op, in, io, n); break;
-        case basic_kind::int16: integer<int16_t>(op, in, io, n); break;
-        case basic_kind::uint16: integer<uint16_t>(op, in, io, n); break;
-        case basic_kind::int32: integer<int32_t>(op, in, io, n); break;
-        case basic_kind::uint32: integer<uint32_t>(op, in, io, n); break;
-        case basic_kind::int64: integer<int64_t>(op, in, io, n); break;
-        case basic_kind::uint64: integer<uint64_t>(op, in, io, n); break;
         case basic_kind::int128: integer<__int128>(op, in, io, n); break;
         case basic_kind::float16: real<_Float16>(op, in, io, n); break;
-        case basic_kind::float32: real<float>(op, in, io, n); break;
-        case basic_kind::float64: real<double>(op, in, io, n); break;
         case basic_kind::long_double: real<long double>(op, in, io, n); break;
         case basic_kind::float128: real<__float128>(op, in, io, n); break;
         case basic_kind::complex16: complex<_Float16>(op, in, io, n); break;
@@ -173,6 +202,51 @@ void op_apply(op_id op, basic_kind k, const void* in_v, void* io_v, std::size_t 
         case basic_kind::double_double: loc<double, double>(op, in, io, n); break;
         default: break;
     }
+}
+
+[[gnu::always_inline]] inline void apply(op_isa isa, op_id op, basic_kind k, const void* in_v,
+                                         void* io_v, std::size_t n) noexcept {
+    // Pairs op_applies() rejects reach no kernel below (each family's kernel
+    // ignores the ops it does not define), so no check is needed here.
+    if (n == 0 || packed_size(k) == 0) return;
+    const auto* in = static_cast<const std::byte*>(in_v);
+    auto* io = static_cast<std::byte*>(io_v);
+    if (op == op_id::no_op) return;
+    if (op == op_id::replace) {
+        if (in != io) std::memmove(io, in, n * packed_size(k));
+        return;
+    }
+    bool done;
+    switch (isa) {
+#if defined(__x86_64__)
+        case op_isa::avx512: done = hot_avx512(op, k, in, io, n); break;
+        case op_isa::avx2: done = hot_avx2(op, k, in, io, n); break;
+#endif
+        default: done = hot_baseline(op, k, in, io, n); break;
+    }
+    if (!done) apply_cold(op, k, in, io, n);
+}
+
+}  // namespace
+
+op_isa op_isa_supported() noexcept { return g_supported; }
+op_isa op_isa_used() noexcept { return g_used; }
+
+const char* op_isa_name(op_isa isa) noexcept {
+    switch (isa) {
+        case op_isa::avx512: return "avx512";
+        case op_isa::avx2: return "avx2";
+        default: return "baseline";
+    }
+}
+
+void op_apply(op_id op, basic_kind k, const void* in, void* inout, std::size_t n) noexcept {
+    apply(g_used, op, k, in, inout, n);
+}
+
+void op_apply_isa(op_isa isa, op_id op, basic_kind k, const void* in, void* inout,
+                  std::size_t n) noexcept {
+    apply(std::min(isa, g_supported), op, k, in, inout, n);
 }
 
 }  // namespace ch4lite::dev

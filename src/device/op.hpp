@@ -58,6 +58,21 @@ bool op_applies(op_id op, dame::basic_kind k) noexcept;
 // Check op_applies(op, k) first; a pair it rejects writes nothing.
 void op_apply(op_id op, dame::basic_kind k, const void* in, void* inout, std::size_t n) noexcept;
 
+// Instruction-set levels of the kernels on the common kinds (C integers,
+// float, double): each is compiled for baseline x86-64 (SSE2), AVX2 and
+// AVX-512 (F, BW, DQ, VL), and op_apply runs the best level this CPU and OS
+// support, chosen once (cpuid), capped by CH4LITE_OP_ISA=baseline|avx2|avx512.
+// Results are bit-identical at every level. Other kinds, and non-x86-64
+// builds, have the baseline level only.
+enum class op_isa : uint8_t { baseline, avx2, avx512 };
+op_isa op_isa_supported() noexcept;  // best level this CPU runs
+op_isa op_isa_used() noexcept;       // what op_apply runs
+const char* op_isa_name(op_isa isa) noexcept;  // "avx2"
+// op_apply at one level (tests, benchmarks); above op_isa_supported() it
+// runs op_isa_supported().
+void op_apply_isa(op_isa isa, op_id op, dame::basic_kind k, const void* in, void* inout,
+                  std::size_t n) noexcept;
+
 // A user op (MPI_Op_create / MPI_Op_create_c). Exactly one function is set.
 struct user_op {
     MPI_User_function* fn = nullptr;

@@ -3,8 +3,17 @@
 // Every load and store goes through memcpy, so operands need no alignment
 // (packed streams, user buffers at odd offsets); GCC turns these loops into
 // unaligned vector loads.
+//
+// The hot kinds (hot(): C integers, float, double) are compiled once per
+// instruction-set level by op.cpp, into functions with a target attribute;
+// everything on that path is always_inline so that each copy really uses
+// its level's vectors (a call to a shared out-of-line instance would run
+// baseline code). Every kernel is element-wise and one IEEE operation per
+// element (no FMA is enabled at any level, so nothing contracts), so the
+// levels give bit-identical results.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "device/op.hpp"
@@ -12,19 +21,19 @@
 namespace ch4lite::dev::kern {
 
 template <class T>
-inline T load(const std::byte* p) noexcept {
+[[gnu::always_inline]] inline T load(const std::byte* p) noexcept {
     T v;
     std::memcpy(&v, p, sizeof(T));
     return v;
 }
 template <class T>
-inline void store(std::byte* p, const T& v) noexcept {
+[[gnu::always_inline]] inline void store(std::byte* p, const T& v) noexcept {
     std::memcpy(p, &v, sizeof(T));
 }
 
 // inout[i] = F(in[i], inout[i])
 template <class T, class F>
-inline void zip(const std::byte* in, std::byte* io, std::size_t n, F f) noexcept {
+[[gnu::always_inline]] inline void zip(const std::byte* in, std::byte* io, std::size_t n, F f) noexcept {
     for (std::size_t i = 0; i < n; ++i) {
         const std::size_t o = i * sizeof(T);
         store<T>(io + o, f(load<T>(in + o), load<T>(io + o)));
@@ -48,7 +57,7 @@ inline cplx<R> operator*(cplx<R> a, cplx<R> b) noexcept {
 
 // Integers (C and Fortran): arithmetic, logical and bitwise ops.
 template <class T>
-inline void integer(op_id op, const std::byte* in, std::byte* io, std::size_t n) noexcept {
+[[gnu::always_inline]] inline void integer(op_id op, const std::byte* in, std::byte* io, std::size_t n) noexcept {
     switch (op) {
         case op_id::sum: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(a + b); }); break;
         case op_id::prod: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(a * b); }); break;
@@ -67,7 +76,7 @@ inline void integer(op_id op, const std::byte* in, std::byte* io, std::size_t n)
 // Reals: SUM, PROD, MIN, MAX. MIN/MAX return the inout operand when the
 // comparison is false (NaN in `in` leaves inout alone), like MPICH.
 template <class T>
-inline void real(op_id op, const std::byte* in, std::byte* io, std::size_t n) noexcept {
+[[gnu::always_inline]] inline void real(op_id op, const std::byte* in, std::byte* io, std::size_t n) noexcept {
     switch (op) {
         case op_id::sum: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(a + b); }); break;
         case op_id::prod: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(a * b); }); break;
@@ -112,6 +121,27 @@ inline void loc(op_id op, const std::byte* in, std::byte* io, std::size_t n) noe
         } else if (av == bv && ai < bi) {
             store<I>(b + sizeof(V), ai);
         }
+    }
+}
+
+// The kinds compiled once per instruction-set level (op.cpp): what
+// reductions and accumulates mostly run on. False for any other kind.
+[[gnu::always_inline]] inline bool hot(op_id op, dame::basic_kind k, const std::byte* in, std::byte* io,
+                                       std::size_t n) noexcept {
+    using dame::basic_kind;
+    switch (k) {
+        case basic_kind::int8: case basic_kind::schar: integer<int8_t>(op, in, io, n); return true;
+        case basic_kind::uint8: case basic_kind::uchar: case basic_kind::byte:
+            integer<uint8_t>(op, in, io, n); return true;
+        case basic_kind::int16: integer<int16_t>(op, in, io, n); return true;
+        case basic_kind::uint16: integer<uint16_t>(op, in, io, n); return true;
+        case basic_kind::int32: integer<int32_t>(op, in, io, n); return true;
+        case basic_kind::uint32: integer<uint32_t>(op, in, io, n); return true;
+        case basic_kind::int64: integer<int64_t>(op, in, io, n); return true;
+        case basic_kind::uint64: integer<uint64_t>(op, in, io, n); return true;
+        case basic_kind::float32: real<float>(op, in, io, n); return true;
+        case basic_kind::float64: real<double>(op, in, io, n); return true;
+        default: return false;
     }
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -263,6 +264,102 @@ TEST(Op, PredefinedHandles) {
     EXPECT_FALSE(dev::predefined_op(MPI_OP_NULL, id));
     EXPECT_FALSE(dev::predefined_op(reinterpret_cast<MPI_Op>(0x25), id));
     EXPECT_FALSE(dev::predefined_op(reinterpret_cast<MPI_Op>(0x2800001), id));
+}
+
+// Every instruction-set level of the hot kinds gives the baseline's bits:
+// random bit patterns (NaNs with payloads, infinities, signed zeros,
+// subnormals for the reals), every op, lengths around the vector widths,
+// odd offsets, and in == inout.
+// SUM and PROD of two NaNs: IEEE 754 leaves open which operand's payload the
+// (quiet) NaN result carries, and the compiler commutes the operands
+// differently in a loop's vector body and its scalar tail, so even one level
+// differs by position there. Checks that x and y (one element) are one of
+// the operands a, b, quieted, and makes y equal x.
+void both_nan(std::size_t es, const unsigned char* a, const unsigned char* b, unsigned char* x,
+              unsigned char* y) {
+    uint64_t va = 0, vb = 0, vx = 0, vy = 0, quiet = es == 4 ? 0x400000u : 0x8000000000000ull;
+    std::memcpy(&va, a, es), std::memcpy(&vb, b, es), std::memcpy(&vx, x, es), std::memcpy(&vy, y, es);
+    auto nan = [es](uint64_t v) {
+        return es == 4 ? std::isnan(std::bit_cast<float>(static_cast<uint32_t>(v)))
+                       : std::isnan(std::bit_cast<double>(v));
+    };
+    if (!nan(va) || !nan(vb)) return;
+    for (uint64_t v : {vx, vy})
+        EXPECT_TRUE(v == (va | quiet) || v == (vb | quiet)) << std::hex << v << " from " << va << ", " << vb;
+    std::memcpy(y, x, es);
+}
+
+void check_level(dev::op_isa isa) {
+    if (dev::op_isa_supported() < isa)
+        GTEST_SKIP() << "this CPU has no " << dev::op_isa_name(isa);
+    const K kinds[] = {K::int8, K::schar, K::uint8, K::uchar, K::byte, K::int16, K::uint16,
+                       K::int32, K::uint32, K::int64, K::uint64, K::float32, K::float64};
+    const std::size_t lens[] = {1, 2, 3, 7, 8, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 255, 257, 1000};
+    std::vector<unsigned char> a(8 * 1000 + 8), b(a.size()), x(a.size()), y(a.size());
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    auto next = [&seed] {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        return seed;
+    };
+    for (K k : kinds) {
+        const std::size_t es = dev::packed_size(k);
+        for (op_id op : all_ops) {
+            if (!dev::op_applies(op, k)) continue;
+            for (std::size_t n : lens) {
+                const std::size_t ia = n % 3, ib = n % 4;  // odd offsets
+                for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(next());
+                for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<unsigned char>(next());
+                if (k == K::float32 || k == K::float64) {  // special values in a few elements
+                    const double sp[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, 1e-310, -1.0, 3.5};
+                    for (std::size_t i = 0; i < n; i += 1 + next() % 5) {
+                        const double v = sp[next() % 8];
+                        const float f = static_cast<float>(v == 1e-310 ? 1e-40 : v);
+                        unsigned char* p = (next() & 1 ? a.data() + ia : b.data() + ib) + i * es;
+                        if (es == 4) std::memcpy(p, &f, 4);
+                        else std::memcpy(p, &v, 8);
+                    }
+                    for (std::size_t i = next() % 4; i < n; i += 1 + next() % 4) {  // NaN and NaN
+                        const uint64_t pa = next(), pb = next();  // payloads, signs
+                        const uint64_t da = (pa & 0x8007ffffffffffffu) | 0x7ff8000000000000u;
+                        const uint64_t db = (pb & 0x8003ffffffffffffu) | 0x7ff4000000000000u;
+                        const uint32_t fa = static_cast<uint32_t>(pa & 0x803fffffu) | 0x7fc00000u;
+                        const uint32_t fb = static_cast<uint32_t>(pb & 0x801fffffu) | 0x7fa00000u;
+                        if (es == 4) {
+                            std::memcpy(a.data() + ia + i * es, &fa, 4);
+                            std::memcpy(b.data() + ib + i * es, &fb, 4);
+                        } else {
+                            std::memcpy(a.data() + ia + i * es, &da, 8);
+                            std::memcpy(b.data() + ib + i * es, &db, 8);
+                        }
+                    }
+                }
+                x = b;
+                y = b;
+                dev::op_apply_isa(dev::op_isa::baseline, op, k, a.data() + ia, x.data() + ib, n);
+                dev::op_apply_isa(isa, op, k, a.data() + ia, y.data() + ib, n);
+                if ((k == K::float32 || k == K::float64) && (op == op_id::sum || op == op_id::prod))
+                    for (std::size_t i = 0; i < n; ++i)
+                        both_nan(es, a.data() + ia + i * es, b.data() + ib + i * es, x.data() + ib + i * es,
+                                 y.data() + ib + i * es);
+                ASSERT_EQ(x, y) << dev::op_name(op) << " on " << to_string(k) << ", n " << n << " at "
+                                << dev::op_isa_name(isa);
+                x = a;  // in place: in == inout
+                y = a;
+                dev::op_apply_isa(dev::op_isa::baseline, op, k, x.data() + ia, x.data() + ia, n);
+                dev::op_apply_isa(isa, op, k, y.data() + ia, y.data() + ia, n);
+                ASSERT_EQ(x, y) << dev::op_name(op) << " on " << to_string(k) << " in place, n " << n
+                                << " at " << dev::op_isa_name(isa);
+            }
+        }
+    }
+}
+
+TEST(Op, Avx2LevelMatchesBaselineBits) { check_level(dev::op_isa::avx2); }
+TEST(Op, Avx512LevelMatchesBaselineBits) { check_level(dev::op_isa::avx512); }
+
+TEST(Op, UsedLevelIsSupported) {
+    EXPECT_LE(dev::op_isa_used(), dev::op_isa_supported());
+    EXPECT_STREQ(dev::op_isa_name(dev::op_isa::baseline), "baseline");
 }
 
 }  // namespace
