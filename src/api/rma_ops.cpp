@@ -20,10 +20,9 @@ using namespace ch4lite;
 
 namespace {
 
-bool origin_checks() {
-    static const bool on = util::env_bool("CH4LITE_RMA_CHECK_ORIGIN", true);
-    return on;
-}
+// CH4LITE_RMA_CHECK_ORIGIN, read once when the library is loaded.
+const bool g_origin_checks = util::env_bool("CH4LITE_RMA_CHECK_ORIGIN", true);
+bool origin_checks() noexcept { return g_origin_checks; }
 
 struct args {
     rma::win* w = nullptr;
@@ -127,8 +126,11 @@ int check_acc(const char* func, MPI_Win win, MPI_Op op, const dame::type* origin
     return MPI_SUCCESS;
 }
 
-int put_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
-             MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
+// Put and get: every check above, in that order, then the layer's call.
+// Out of line: the fast path below (xfer_impl) stays small.
+template <bool is_get>
+[[gnu::noinline, gnu::cold]] int xfer_checked(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
+                 MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
     CH4_REQUIRE_INIT();
     args a;
     rma::buf_spec o;
@@ -136,19 +138,61 @@ int put_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype ot
     if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
     if (a.proc_null) return MPI_SUCCESS;
     if (int rc = same_size(func, win, o, a, "origin")) return rc;
-    return done(func, win, rma::put(*a.w, o, a.t));
+    if constexpr (is_get) return done(func, win, rma::get(*a.w, o, a.t));
+    else return done(func, win, rma::put(*a.w, o, a.t));
 }
 
-int get_impl(const char* func, void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
-             MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
-    CH4_REQUIRE_INIT();
-    args a;
+// The same decisions as check_target / check_origin / same_size for the
+// common case, in 64-bit arithmetic without building an error text: true
+// when the operation is valid and goes to a real target. Anything else
+// (bad input, MPI_PROC_NULL, a product that would overflow 64 bits) is
+// decided again by the full checks, which raise the error.
+[[gnu::always_inline]] inline bool xfer_ok(const void* obuf, int64_t ocount, MPI_Datatype otype,
+                                           int rank, MPI_Aint disp, int64_t tcount, MPI_Datatype ttype,
+                                           MPI_Win win, rma::win*& w, rma::buf_spec& o,
+                                           rma::target_spec& t) {
+    if (!api::is_initialized()) return false;
+    w = api::lookup_win(win);
+    if (!w || !w->access) return false;
+    const dame::type* tt = api::lookup_type(ttype);
+    const dame::type* ot = api::lookup_type(otype);
+    if (!tt || !ot || !tt->committed() || !ot->committed() || (tcount | ocount) < 0) return false;
+    if (static_cast<unsigned>(rank) >= static_cast<unsigned>(w->nranks()) || disp < 0) return false;
+    const rma::peer_info& p = w->peers[static_cast<std::size_t>(rank)];
+    int64_t bytes, ob, tb;
+    if (__builtin_mul_overflow(disp, p.disp_unit, &bytes) || (bytes >> 62) ||
+        __builtin_mul_overflow(ocount, ot->size(), &ob) || __builtin_mul_overflow(tcount, tt->size(), &tb) ||
+        ob != tb || (!obuf && ob > 0))
+        return false;
+    t = {rank, static_cast<uint64_t>(bytes), tcount, tt};
+    o = {obuf, ocount, ot};
+    if (tcount == 0 || !origin_checks()) return true;
+    int64_t span, lo, hi;  // as check_target, without __int128
+    if (tt->contiguous()) {  // size == extent == true extent (dame::type::commit): span >= 0
+        if (__builtin_add_overflow(bytes, tt->true_lb(), &lo) || __builtin_add_overflow(lo, tb, &hi))
+            return false;
+    } else if (__builtin_mul_overflow(tcount - 1, tt->extent(), &span) ||
+               __builtin_add_overflow(bytes, tt->true_lb(), &lo) ||
+               __builtin_add_overflow(lo, span < 0 ? span : 0, &lo) ||
+               __builtin_add_overflow(bytes, tt->true_ub(), &hi) ||
+               __builtin_add_overflow(hi, span > 0 ? span : 0, &hi)) {
+        return false;
+    }
+    t.in_range = lo >= 0 && static_cast<uint64_t>(hi) <= p.size;
+    return t.in_range;
+}
+
+template <bool is_get>
+[[gnu::always_inline]] inline int xfer_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
+              MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
+    rma::win* w;
     rma::buf_spec o;
-    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
-    if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
-    if (a.proc_null) return MPI_SUCCESS;
-    if (int rc = same_size(func, win, o, a, "origin")) return rc;
-    return done(func, win, rma::get(*a.w, o, a.t));
+    rma::target_spec t;
+    if (__builtin_expect(!xfer_ok(obuf, ocount, otype, rank, disp, tcount, ttype, win, w, o, t), 0))
+        return xfer_checked<is_get>(func, obuf, ocount, otype, rank, disp, tcount, ttype, win);
+    const status s = is_get ? rma::get(*w, o, t) : rma::put(*w, o, t);
+    if (__builtin_expect(s == status::ok, 1)) return MPI_SUCCESS;
+    return done(func, win, s);
 }
 
 int acc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
@@ -194,24 +238,24 @@ extern "C" {
 
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-    return put_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return xfer_impl<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
 int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
               MPI_Datatype target_datatype, MPI_Win win) {
-    return put_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return xfer_impl<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
-    return get_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return xfer_impl<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
 int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
               MPI_Datatype target_datatype, MPI_Win win) {
-    return get_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+    return xfer_impl<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,

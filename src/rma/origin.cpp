@@ -56,7 +56,7 @@ uint64_t cma_min() noexcept {
 // (MPI_ERR_RMA_RANGE) unless CH4LITE_RMA_CHECK_ORIGIN=0; the paths that
 // write without the target's own check (direct access, CMA) check again,
 // so such accesses go by message and the target refuses them.
-bool fits(const win& w, const target_spec& ts) noexcept {
+bool fits_check(const win& w, const target_spec& ts) noexcept {
     if (ts.count <= 0) return true;
     const uint64_t wsize = w.peers[static_cast<std::size_t>(ts.rank)].size;
     if (ts.t->contiguous() && ts.t->true_lb() >= 0 && ts.disp <= wsize) {
@@ -70,6 +70,36 @@ bool fits(const win& w, const target_spec& ts) noexcept {
     const __int128 lo = static_cast<__int128>(ts.disp) + ts.t->true_lb() + (span < 0 ? span : 0);
     const __int128 hi = static_cast<__int128>(ts.disp) + ts.t->true_ub() + (span > 0 ? span : 0);
     return lo >= 0 && hi <= static_cast<__int128>(w.peers[static_cast<std::size_t>(ts.rank)].size);
+}
+
+// The API's check (target_spec::in_range) or our own.
+[[gnu::always_inline]] inline bool fits(const win& w, const target_spec& ts) noexcept {
+    return ts.in_range || fits_check(w, ts);
+}
+
+// memcpy of the small transfers of fine-grained RMA without a libc call:
+// up to 16 bytes as two (overlapping) loads, then two stores.
+[[gnu::always_inline]] inline void copy_bytes(std::byte* d, const std::byte* s, uint64_t n) noexcept {
+    if (n > 16) {
+        std::memcpy(d, s, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        std::memcpy(&a, s, 8);
+        std::memcpy(&b, s + n - 8, 8);
+        std::memcpy(d, &a, 8);
+        std::memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        std::memcpy(&a, s, 4);
+        std::memcpy(&b, s + n - 4, 4);
+        std::memcpy(d, &a, 4);
+        std::memcpy(d + n - 4, &b, 4);
+    } else {  // 1..3
+        const std::byte a = s[0], b = s[n / 2], c = s[n - 1];
+        d[0] = a;
+        d[n / 2] = b;
+        d[n - 1] = c;
+    }
 }
 
 // t's memory for a direct access of ts now, or null (see direct_target).
@@ -289,20 +319,27 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
     return status::ok;
 }
 
-}  // namespace
+// The common fine-grained case: contiguous data on both sides, a node peer
+// we may access directly now. Its target address, or null.
+[[gnu::always_inline]] inline std::byte* direct_contig(win& w, const buf_spec& o,
+                                                       const target_spec& ts) noexcept {
+    if (ts.rank == w.rank() || !o.t->contiguous() || !ts.t->contiguous()) return nullptr;
+    std::byte* b = direct(w, ts);
+    return b ? b + ts.disp + ts.t->true_lb() : nullptr;
+}
 
-status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
-    ++w.ops;
-    const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
-    if (total == 0) return status::ok;
+// Everything else put and get do (total > 0), out of line so that the
+// direct path needs no stack frame.
+[[gnu::noinline]] status put_other(win& w, const buf_spec& o, const target_spec& ts,
+                                   uint64_t total) noexcept {
     if (ts.rank == w.rank()) {
         dame::copy(*o.t, o.buf, o.count, *ts.t, w.base + ts.disp, ts.count);
         return status::ok;
     }
     if (std::byte* b = direct(w, ts)) {  // same node: a plain copy now
         if (o.t->contiguous() && ts.t->contiguous())
-            std::memcpy(b + ts.disp + ts.t->true_lb(), static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
-                        total);
+            copy_bytes(b + ts.disp + ts.t->true_lb(), static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
+                       total);
         else
             dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
         return status::ok;
@@ -335,18 +372,16 @@ status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
     return encode(w, d, ts, total);
 }
 
-status get(win& w, const buf_spec& o, const target_spec& ts) noexcept {
-    ++w.ops;
-    const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
-    if (total == 0) return status::ok;
+[[gnu::noinline]] status get_other(win& w, const buf_spec& o, const target_spec& ts,
+                                   uint64_t total) noexcept {
     if (ts.rank == w.rank()) {
         dame::copy(*ts.t, w.base + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
         return status::ok;
     }
     if (std::byte* b = direct(w, ts)) {
         if (o.t->contiguous() && ts.t->contiguous())
-            std::memcpy(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(),
-                        b + ts.disp + ts.t->true_lb(), total);
+            copy_bytes(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(),
+                       b + ts.disp + ts.t->true_lb(), total);
         else
             dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
         return status::ok;
@@ -356,6 +391,30 @@ status get(win& w, const buf_spec& o, const target_spec& ts) noexcept {
     if (!slot) return status::no_mem;
     const rec_desc d{rk_get, 0, 0, 0, nullptr, slot, 1};
     return encode(w, d, ts, total);
+}
+
+}  // namespace
+
+status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
+    ++w.ops;
+    const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
+    if (total == 0) return status::ok;
+    if (std::byte* t = direct_contig(w, o, ts)) {
+        copy_bytes(t, static_cast<const std::byte*>(o.buf) + o.t->true_lb(), total);
+        return status::ok;
+    }
+    return put_other(w, o, ts, total);
+}
+
+status get(win& w, const buf_spec& o, const target_spec& ts) noexcept {
+    ++w.ops;
+    const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
+    if (total == 0) return status::ok;
+    if (std::byte* t = direct_contig(w, o, ts)) {
+        copy_bytes(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(), t, total);
+        return status::ok;
+    }
+    return get_other(w, o, ts, total);
 }
 
 status accumulate(win& w, const buf_spec& o, const target_spec& ts, dev::op_id opv) noexcept {

@@ -14,6 +14,7 @@
 
 #include "device/op.hpp"
 #include "rma/win.hpp"
+#include "util/handle_table.hpp"
 #include "util/status.hpp"
 
 namespace ch4lite::dame {
@@ -22,6 +23,10 @@ class type;
 
 namespace ch4lite::rma {
 
+namespace detail {
+extern util::handle_table<win, util::handle_kind::win> g_wins;  // win.cpp
+}
+
 // ---- windows (collective over c)
 status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c, win*& out) noexcept;
 status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
@@ -29,7 +34,7 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
 // Waits for the window's traffic to drain, synchronizes the members, frees.
 status win_free(win* w) noexcept;
 // nullptr for MPI_WIN_NULL, freed and garbage handles.
-win* lookup(uintptr_t handle) noexcept;
+inline win* lookup(uintptr_t handle) noexcept { return detail::g_wins.lookup(handle); }
 
 // ---- fence. Errors: a peer accessed outside this window (status::range,
 // w.target_error_text says who and where), or a transport failure.
@@ -42,6 +47,7 @@ struct target_spec {
     uint64_t disp;  // bytes from the target's base
     int64_t count;
     const dame::type* t;
+    bool in_range = false;  // the caller checked that it lies inside t's window
 };
 struct buf_spec {
     const void* buf;

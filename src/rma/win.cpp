@@ -20,16 +20,14 @@
 
 namespace ch4lite::rma {
 
+util::handle_table<win, util::handle_kind::win> detail::g_wins;
+using detail::g_wins;
+
 namespace {
-util::handle_table<win, util::handle_kind::win> g_wins;
 std::vector<win*> g_by_ctx;  // context id of the window's communicator -> window
 }  // namespace
 
-int win::rank() const noexcept { return comm->rank; }
-int win::nranks() const noexcept { return comm->size; }
 int win::lpid(int r) const noexcept { return comm->lpid(r); }
-
-win* lookup(uintptr_t handle) noexcept { return g_wins.lookup(handle); }
 
 win* by_context(uint32_t ctx) noexcept {
     return ctx < g_by_ctx.size() ? g_by_ctx[ctx] : nullptr;
@@ -44,6 +42,8 @@ status begin(win* w, dev::comm& c) noexcept {
     if (s != status::ok) return s;
     s = dev::comm_dup(c, w->comm);
     if (s != status::ok) return s;
+    w->comm_rank = w->comm->rank;
+    w->comm_size = w->comm->size;
     const uint32_t ctx = w->comm->context_id;
     if (g_by_ctx.size() <= ctx) g_by_ctx.resize(dev::max_context_ids, nullptr);
     g_by_ctx[ctx] = w;

@@ -139,8 +139,10 @@ class win {
     int attr_flavor = 0;
     int attr_model = 0;
 
-    int rank() const noexcept;
-    int nranks() const noexcept;
+    int comm_rank = 0, comm_size = 0;  // comm->rank, comm->size (the hot paths' copy)
+
+    int rank() const noexcept { return comm_rank; }
+    int nranks() const noexcept { return comm_size; }
     int lpid(int r) const noexcept;
 };
 

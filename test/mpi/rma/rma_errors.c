@@ -88,6 +88,24 @@ int main(int argc, char** argv) {
     expect(MPI_Put(v, -1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_COUNT, "MPI_Put", "negative count");
     expect(MPI_Put(v, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "null type");
     expect(MPI_Put(v, 2, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Put", "size mismatch");
+    /* the edges of the API's fast path (src/api/rma_ops.cpp, xfer_ok) */
+    expect(MPI_Put(v, 1, MPI_LONG, right, 16, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "one past the end");
+    expect(MPI_Get(v, 1, MPI_LONG, right, (MPI_Aint)1 << 61, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Get",
+           "disp x disp_unit overflows 64 bits");
+    expect(MPI_Put(v, 1, MPI_LONG, right, 0, -1, MPI_LONG, win), MPI_ERR_COUNT, "MPI_Put", "negative target count");
+    expect(MPI_Put(NULL, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_BUFFER, "MPI_Put", "NULL origin buffer");
+    MPI_Datatype vec2;
+    CHECK_MPI(MPI_Type_vector(2, 1, 2, MPI_LONG, &vec2));
+    CHECK_MPI(MPI_Type_commit(&vec2));
+    expect(MPI_Get(v, 3, MPI_LONG, right, 0, 1, vec2, win), MPI_ERR_TYPE, "MPI_Get", "size mismatch, derived target");
+    MPI_Type_free(&vec2);
+    MPI_Datatype uncommitted;
+    CHECK_MPI(MPI_Type_contiguous(2, MPI_LONG, &uncommitted));
+    expect(MPI_Get(v, 1, uncommitted, right, 0, 2, MPI_LONG, win), MPI_ERR_TYPE, "MPI_Get", "uncommitted origin type");
+    MPI_Type_free(&uncommitted);
+    CHECK_MPI(MPI_Put(v, 0, MPI_LONG, right, 1000, 0, MPI_LONG, win)); /* nothing to move: no range */
+    long last = 0;
+    CHECK_MPI(MPI_Get(&last, 1, MPI_LONG, right, 15, 1, MPI_LONG, win)); /* exactly the last element */
     expect(MPI_Accumulate(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_OP_NULL, win), MPI_ERR_OP, "MPI_Accumulate", "null op");
     expect(MPI_Accumulate(v, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win), MPI_ERR_OP, "MPI_Accumulate", "BAND on double");
     expect(MPI_Accumulate(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_MINLOC, win), MPI_ERR_OP, "MPI_Accumulate", "MINLOC on long");
@@ -103,6 +121,7 @@ int main(int argc, char** argv) {
     /* nothing above touched anything */
     CHECK_MPI(MPI_Win_fence(0, win));
     for (int i = 0; i < 16; ++i) CHECK(mem[i] == 1000 + i, "a failed call wrote mem[%d]", i);
+    CHECK(last == 1015, "get of the last element: %ld", last);
     CHECK_MPI(MPI_Win_fence(0, win));
     /* NOPRECEDE over an epoch with operations; Win_free with operations pending */
     CHECK_MPI(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win));
