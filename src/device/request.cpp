@@ -10,11 +10,7 @@
 
 namespace ch4lite::dev {
 
-namespace {
 util::object_pool<request> g_request_pool;
-}
-
-util::object_pool<request>& request_pool() noexcept { return g_request_pool; }
 
 void request_free_now(request* r) noexcept {
     if (__builtin_expect(r->dt != nullptr, 0)) request_drop_typed(r);

@@ -85,7 +85,8 @@ struct request : util::pool_object {
 };
 
 // The request pool and the id <-> object mapping used on the wire and in handles.
-util::object_pool<request>& request_pool() noexcept;
+extern util::object_pool<request> g_request_pool;
+inline util::object_pool<request>& request_pool() noexcept { return g_request_pool; }
 
 inline uint32_t request_id(const request* r) noexcept {
     return r->pool_index | (static_cast<uint32_t>(r->pool_gen) << util::handle_index_bits);
