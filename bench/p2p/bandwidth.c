@@ -20,7 +20,6 @@
 #define RATE "p2p_msgrate"
 #define RATE_MAX_BYTES 8192
 #define WINDOW_MAX 1024
-#define CL_MAX_BYTES 8 /* rate rows that get the in-run cache-line reference */
 
 static int window = 64;
 static MPI_Request reqs[WINDOW_MAX];
@@ -78,8 +77,9 @@ static void declare(void)
     bench_ratio(RATE, "am/net", "ch4lite-am.Mmsg_s", "ch4lite-net.Mmsg_s");
     /* Issue 4: 8-byte message rate >= the better peer. */
     bench_ratio(RATE, "shm/best-peer", "ch4lite.Mmsg_s", "max(mpich.Mmsg_s,ompi.Mmsg_s)");
-    /* Rows up to 8 B carry cl_us, the in-run cache-line handoff: the harness
-     * compares the rounds measured in the fastest vCPU placement (latency.c). */
+    /* Every row carries cl_us, the in-run cache-line handoff: the harness
+     * compares the rounds measured in the fastest vCPU placement (latency.c);
+     * large copies depend on it too (caches shared or not). */
     bench_goal(RATE, "shm/best-peer", ">=", 1.0, "8");
 }
 
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     bench_cl_calibrate(&cls, rank);
     for (int s = 0; s < nsizes && rank < 2; s++) {
         long n = calibrate(rank, sbuf, rbuf, sizes[s]);
-        int with_cl = cls.cl != NULL && sizes[s] <= CL_MAX_BYTES;
+        int with_cl = cls.cl != NULL;
         double best = 0; /* seconds per window */
         int b = 0;
         for (int r = 0; r < reps; r++) {
@@ -134,7 +134,10 @@ int main(int argc, char **argv)
             bench_emit_size(RATE, sizes[s], "Mmsg_s", (double)window / best / 1e6);
         if (with_cl && rank == 0) {
             /* The handoff around the fastest repetition: the placement. */
-            bench_emit_size(RATE, sizes[s], "cl_us", cl[b] < cl[b + 1] ? cl[b] : cl[b + 1]);
+            const double floor_us = cl[b] < cl[b + 1] ? cl[b] : cl[b + 1];
+            bench_emit_size(BW, sizes[s], "cl_us", floor_us);
+            if (sizes[s] <= RATE_MAX_BYTES)
+                bench_emit_size(RATE, sizes[s], "cl_us", floor_us);
         }
     }
     bench_cl_close(&cls);
