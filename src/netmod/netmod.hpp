@@ -29,6 +29,10 @@
 //                   non-overtaking, truncation, synchronous send);
 //                   tagged_usable() may still decline them at run time
 //   native_rma      put / get into memory the peer exposed (RMA issue)
+//   tagged_iov_limit > 0 (requires native_tagged): irecvv, a tagged receive
+//                   scattered into up to tagged_iov_max() <= tagged_iov_limit
+//                   segments: the message is an ordinary tagged one (any
+//                   isend matches it), its bytes placed in segment order
 // The device uses `if constexpr (caps.native_tagged)`; otherwise it matches
 // point-to-point messages on top of AMs itself (device/am_p2p.hpp).
 #pragma once
@@ -59,6 +63,9 @@ struct capabilities {
     std::size_t inject_size;  // sends up to this size complete at once
     std::size_t am_header_max;
     std::size_t am_payload_max;
+    // Most segments irecvv takes (0 = not implemented); the run-time limit
+    // of the provider, tagged_iov_max(), may be lower (even 1).
+    std::size_t tagged_iov_limit = 0;
 };
 
 // Matching information of a native tagged message (device view: a context id
@@ -120,6 +127,18 @@ concept netmod =
          // matches over active messages
          { nm.tagged_usable() } -> std::same_as<bool>;
      }) &&
+    (T::caps.tagged_iov_limit == 0 ||
+     (T::caps.native_tagged &&
+      requires(T& nm, const T& cnm, int peer, match m, const iov* v, int n,
+               typename T::request_state* st) {
+          // Segments in stream order, 1 <= n <= tagged_iov_max() (written
+          // through, though the iov type says const); the array itself may
+          // be reused when the call returns, the memory only at completion.
+          // Same results, nm_recv_done, truncation reporting and cancel_recv
+          // as irecv with the segments' total length.
+          { nm.irecvv(peer, m, v, n, st) } -> std::same_as<status>;
+          { cnm.tagged_iov_max() } -> std::convertible_to<std::size_t>;
+      })) &&
     (!T::caps.native_rma ||
      requires(T& nm, int peer, const void* cbuf, void* buf, std::size_t n, uint64_t raddr,
               uint64_t key, typename T::request_state* st) {

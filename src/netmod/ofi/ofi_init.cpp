@@ -106,9 +106,11 @@ status netmod::init(dev::bootstrap& bs) {
     // messages) are correct. So with it the device matches messages itself.
     tagged_ok_ = caps.native_tagged &&
                  util::env_bool("CH4LITE_OFI_TAGGED", provider_ != "shm");
-    util::verbose("ofi: provider %s, fabric %s, domain %s, inject %zu, iov_limit %zu, tagged path %s",
+    tagged_iov_ = std::min<std::size_t>(caps.tagged_iov_limit, info_->rx_attr->iov_limit);
+    util::verbose("ofi: provider %s, fabric %s, domain %s, inject %zu, iov_limit %zu/%zu (tx/rx), "
+                  "tagged path %s",
                   provider_.c_str(), info_->fabric_attr->name, info_->domain_attr->name,
-                  info_->tx_attr->inject_size, info_->tx_attr->iov_limit,
+                  info_->tx_attr->inject_size, info_->tx_attr->iov_limit, info_->rx_attr->iov_limit,
                   tagged_ok_ ? "used" : caps.native_tagged ? "declined" : "not built");
     if (info_->tx_attr->iov_limit < caps.iov_limit + 1) {
         util::warn("ofi: provider %s allows %zu iov entries, ch4lite needs %zu", provider_.c_str(),

@@ -4,7 +4,8 @@
 //   - active messages: untagged fi_send/fi_sendv into multi-receive buffers
 //     (mandatory service)
 //   - native tagged send/receive: fi_tsend/fi_trecv with the match bits of
-//     ofi_tag.hpp (optional service; off when CH4LITE_FORCE_AM)
+//     ofi_tag.hpp, scatter receives with fi_trecvv (optional services; off
+//     when CH4LITE_FORCE_AM)
 // Hot paths (isend, irecv, am_send, progress) are inline here.
 #pragma once
 #include <rdma/fabric.h>
@@ -72,6 +73,8 @@ class netmod {
         .inject_size = 64,   // lower bound over supported providers; see inject_
         .am_header_max = 40,
         .am_payload_max = 64 * 1024,
+        // irecvv (fi_trecvv); at run time min(this, provider rx iov_limit)
+        .tagged_iov_limit = CH4LITE_FORCE_AM ? 0 : 4,
     };
 
     netmod();
@@ -148,6 +151,25 @@ class netmod {
         return map(fi_trecv(ep_, buf, n, nullptr, FI_ADDR_UNSPEC, tag, ignore, &st->ctx),
                    status::in_progress);
     }
+    // Scatter receive (caps.tagged_iov_limit): one tagged receive into up to
+    // tagged_iov_max() segments; the sender sends a plain tagged message.
+    std::size_t tagged_iov_max() const { return tagged_iov_; }
+    status irecvv(int peer, match m, const iov* v, int n, request_state* st) {
+        struct ::iovec fv[caps.tagged_iov_limit > 0 ? caps.tagged_iov_limit : 1];
+        if (n < 1 || static_cast<std::size_t>(n) > tagged_iov_) return status::invalid;
+        for (int i = 0; i < n; ++i) fv[i] = {const_cast<void*>(v[i].base), v[i].len};
+        uint64_t ignore = tagbits::sync | tagbits::rts;
+        if (m.rank == any) ignore |= tagbits::rank_mask;
+        if (m.tag == any) ignore |= tagbits::tag_mask;
+        const uint64_t tag = tagbits::make(m.context, m.rank == any ? 0 : m.rank,
+                                           m.tag == any ? 0 : m.tag);
+        st->kind = op_kind::trecv;  // completions, truncation, cancel: as irecv
+        st->cancel = 0;
+        (void)peer;
+        return map(fi_trecvv(ep_, fv, nullptr, static_cast<size_t>(n), FI_ADDR_UNSPEC, tag,
+                             ignore, &st->ctx),
+                   status::in_progress);
+    }
     bool iprobe(int peer, match m, recv_info& info);
     status isend_rts(int peer, match m, uint64_t data, request_state* st) {
         // 0 bytes never exceed the inject size: always done at once (ok).
@@ -193,6 +215,7 @@ class netmod {
     std::size_t inject_ = 0;  // provider's inject size, capped at max_inject
     bool multi_recv_ = false; // AM buffers are multi-receive (else one message each)
     bool tagged_ok_ = false;  // native tagged path usable with this provider
+    std::size_t tagged_iov_ = 0;  // segments irecvv takes (provider's rx iov_limit)
     std::string provider_;
     std::vector<am_buffer> am_bufs_;
     std::vector<std::size_t> repost_;  // AM buffers the provider could not take back yet

@@ -28,6 +28,7 @@ class netmod {
         .inject_size = 0,
         .am_header_max = 64,
         .am_payload_max = 0,
+        .tagged_iov_limit = 0,  // no irecvv (it needs native_tagged first)
     };
 
     status init(dev::bootstrap& bs);
