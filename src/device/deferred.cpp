@@ -17,7 +17,9 @@ namespace {
 util::ilist<request, &request::qlink> g_deferred_send;
 util::ilist<request, &request::qlink> g_deferred_recv;
 
-bool is_recv_op(deferred_op op) noexcept { return op == dop_native_irecv; }
+bool is_recv_op(deferred_op op) noexcept {
+    return op == dop_native_irecv || op == dop_native_irecvv;
+}
 
 // Re-issues one queued operation; returns what the netmod said.
 status reissue(request* r) noexcept {
@@ -41,6 +43,7 @@ status reissue(request* r) noexcept {
                     buf, len, &r->nm);
             }
             return status::intern;
+        case dop_native_irecvv: return native_issue_recvv(r);
         case dop_native_rts: return native_reissue_rts(r);
         case dop_native_tdata: return native_reissue_tdata(r);
         case dop_am_eager: {

@@ -20,6 +20,7 @@ enum deferred_op : uint8_t {
     dop_am_ctrl,       // r: internal request holding a small header (ctrl_hdr)
     dop_native_rts,    // r: send request, native tagged RTS (device/typed.hpp)
     dop_native_tdata,  // r: child of a send request, the tagged data after an RTS
+    dop_native_irecvv, // r: typed receive request, scattered into its buffer (irecvv)
 };
 
 // Queues r with `op`; returns status::in_progress (the operation started).

@@ -14,6 +14,7 @@
 #include "device/deferred.hpp"
 #include "device/device.hpp"
 #include "device/p2p.hpp"
+#include "util/env.hpp"
 #include "util/pool_buffer.hpp"
 
 namespace ch4lite::dev {
@@ -110,7 +111,67 @@ request* typed_request(req_kind kind, void* buf, const dame::type& t, int64_t co
     r->capacity = bytes;
     return r;
 }
+// ---- native IOV receive: a layout of few large segments is posted to the
+// netmod as a scatter receive instead of a bounce buffer. (Sends are still
+// packed: a gather send, fi_tsendv, of 2 x 256 KiB into a one-segment
+// receive hangs in tcp;ofi_rxm 1.17's rendezvous; docs/ddt-wire.md.)
+constexpr std::size_t native_iov_cap = active_netmod::caps.tagged_iov_limit;
+
+// CH4LITE_DDT_IOV_SEG_MIN: the segments must average at least this many
+// bytes (below it, the bounce and unpack are as fast; docs/ddt-wire.md).
+// Read once, at the first typed receive.
+std::size_t iov_seg_min() noexcept {
+    static const std::size_t v = static_cast<std::size_t>(
+        std::max<int64_t>(util::env_int("CH4LITE_DDT_IOV_SEG_MIN", 4096), 1));
+    return v;
+}
+
+// The segments of r's whole buffer (r->buf, r->dt, r->count, capacity
+// bytes) when there are at most the netmod's limit; else 0.
+int native_iov_fill(const request* r, nm::iov* v) noexcept {
+    if constexpr (native_iov_cap > 0) {
+        const int64_t lim = static_cast<int64_t>(
+            std::min<std::size_t>(native_iov_cap, g_dev.nm.tagged_iov_max()));
+        const dame::iov_result got =
+            dame::to_iov(*r->dt, r->buf, r->count, 0, reinterpret_cast<dame::iov_seg*>(v), lim,
+                         static_cast<int64_t>(r->capacity));
+        if (got.segs > 0 && got.bytes == static_cast<int64_t>(r->capacity))
+            return static_cast<int>(got.segs);
+    }
+    (void)r;
+    (void)v;
+    return 0;
+}
+
+// Whether r (typed, capacity > 0) takes the IOV path: few segments (O(1)
+// count from the type), each large on average.
+bool native_iov_fits(const request* r) noexcept {
+    if constexpr (native_iov_cap > 0) {
+        const int64_t segs = dame::iov_count(*r->dt, r->count);
+        return r->capacity > 0 && segs > 0 &&
+               static_cast<std::size_t>(segs) <=
+                   std::min<std::size_t>(native_iov_cap, g_dev.nm.tagged_iov_max()) &&
+               static_cast<std::size_t>(segs) * iov_seg_min() <= r->capacity;
+    }
+    (void)r;
+    return false;
+}
 }  // namespace
+
+status native_issue_recvv(request* r) noexcept {
+    if constexpr (native_iov_cap > 0) {
+        nm::iov v[native_iov_cap > 0 ? native_iov_cap : 1];
+        const int n = native_iov_fill(r, v);
+        if (n == 0) return status::intern;
+        const int rank = r->match_rank, tag = r->match_tag;
+        return g_dev.nm.irecvv(
+            r->peer < 0 ? nm::any : r->peer,
+            nm::match{r->context, rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag}, v, n,
+            &r->nm);
+    }
+    (void)r;
+    return status::intern;
+}
 
 status isend_typed(uint32_t ctx, const void* buf, const dame::type& t, int64_t count,
                    std::size_t bytes, comm& c, int rank, int tag, bool sync,
@@ -161,6 +222,10 @@ status irecv_typed(uint32_t ctx, void* buf, const dame::type& t, int64_t count,
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
             r->nm = {};
+            if (native_iov_fits(r)) {  // scattered straight into the user's buffer
+                if (!deferred_recvs_empty()) return defer(r, dop_native_irecvv);
+                return start_result(r, native_issue_recvv(r), dop_native_irecvv);
+            }
             // A message of at most tagged_rndv_min bytes arrives whole: bounce
             // it (the same length the reissue computes); larger ones come as
             // an RTS (0 bytes) and then as AM chunks unpacked one by one.

@@ -15,7 +15,11 @@
 //     receive buffer's segments (dame::to_iov, bounded batches).
 //   native tagged path
 //     <= ddt_pack_max: packed into a pooled buffer, one tagged message; a
-//     typed receive posts a bounce buffer and unpacks at completion.
+//     typed receive posts a bounce buffer and unpacks at completion, unless
+//     its layout has at most the netmod's tagged_iov_max() segments
+//     averaging >= CH4LITE_DDT_IOV_SEG_MIN bytes: then a scatter receive
+//     (irecvv) straight into the user's buffer. The wire carries the same
+//     packed stream either way.
 //     larger (and contiguous messages above tagged_rndv_min): a 0-byte
 //     tagged RTS whose CQ data carries (size, sender request); whoever
 //     matches it answers CTS over AM and the data follows as AM chunks.
@@ -72,7 +76,11 @@ status native_start_rts(request* r) noexcept;
 status native_reissue_rts(request* r) noexcept;
 // A native receive matched an RTS (info.data: size and sender request).
 void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept;
-// The buffer and length a native receive posts (a bounce for typed ones).
+// (Re-)issue a typed receive on the IOV path (dop_native_irecvv): the
+// segments are rebuilt from the type each time, never stored.
+status native_issue_recvv(request* r) noexcept;
+// The buffer and length a native receive posts (a bounce for typed ones;
+// not for typed receives on the IOV path, which have no stage).
 void native_recv_buffer(request* r, void*& buf, std::size_t& len) noexcept;
 // Sender: the receiver posted the tagged data receive (am_tcts, tagged).
 void native_send_tdata(request* s, uint32_t rreq_id, std::size_t bytes) noexcept;

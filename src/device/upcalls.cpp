@@ -71,12 +71,14 @@ void nm_recv_done<nm_state>(nm_state* st, const nm::recv_info& info, status resu
     } else if (result != status::ok) {
         request_fail(r, result);
     }
-    if (__builtin_expect(r->dt != nullptr, 0)) {  // typed: unpack the bounce buffer
+    // Typed: unpack the bounce buffer. A typed receive without one was
+    // posted as an IOV (irecvv): the bytes are already in place.
+    if (__builtin_expect(r->dt != nullptr, 0) && r->stage) {
         void* b;
         std::size_t len;
         native_recv_buffer(r, b, len);
         r->bytes = std::min(r->bytes, len);
-        if (r->stage) deliver_bytes(r, 0, r->stage, r->bytes);
+        deliver_bytes(r, 0, r->stage, r->bytes);
         stage_free(r);
     }
     request_complete(r);
