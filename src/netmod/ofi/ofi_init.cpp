@@ -70,13 +70,6 @@ status netmod::init(dev::bootstrap& bs) {
     // receives eager data into its own buffer and clamps the copy, so
     // MPI_ERR_TRUNCATE leaves the job usable. Costs one copy of eager data.
     setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
-    // Same release: truncating a message that rxm sends by segmentation and
-    // reassembly (SAR: above the 16 KiB eager size, up to 128 KiB) crashes
-    // inside fi_cq_read (SIGSEGV, 20,000 and 80,000 bytes into 1,000) or
-    // leaves a stale copy that a later MPI_ANY_TAG receive matches. With
-    // the SAR limit at 0 those sizes take rxm's rendezvous, which truncates
-    // cleanly (test/mpi/p2p/truncate.c sizes 20,000 and 80,000).
-    setenv("FI_OFI_RXM_SAR_LIMIT", "0", 0);
     fi_info* hints = make_hints(caps.native_tagged);
     if (!hints) return status::no_mem;
     int rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
