@@ -33,6 +33,35 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
     }
 }
 
+// The matching fields of a send request (its sender rank travels in the
+// match bits / header) and of a receive request; buffers are the caller's.
+[[gnu::always_inline]] inline void set_send_match(request* r, uint32_t ctx, comm& c, int rank,
+                                                  int tag, bool sync) noexcept {
+    r->c = &c;
+    r->peer = c.lpid(rank);
+    r->match_rank = c.rank;
+    r->tag = tag;
+    r->context = ctx;
+    if (sync) r->flags |= rf_sync;
+}
+[[gnu::always_inline]] inline void set_recv_match(request* r, uint32_t ctx, comm& c, int rank,
+                                                  int tag) noexcept {
+    r->c = &c;
+    r->peer = rank == MPI_ANY_SOURCE ? -1 : c.lpid(rank);
+    r->match_rank = rank;
+    r->match_tag = tag;
+    r->context = ctx;
+}
+
+// Posts send r (fields set, r->nm cleared) as a native tagged send of
+// (buf, len), behind any deferred sends (which re-issue r->buf, r->capacity).
+[[gnu::always_inline]] inline status native_post_send(request* r, const void* buf, std::size_t len) noexcept {
+    if (!deferred_sends_empty()) return defer(r, dop_native_isend);
+    const status s = g_dev.nm.isend(r->peer, nm::match{r->context, r->match_rank, r->tag}, buf, len,
+                                    (r->flags & rf_sync) ? nm::send_sync : nm::send_default, &r->nm);
+    return start_result(r, s, dop_native_isend);
+}
+
 // Posts receive r (fields set, r->nm cleared) as a native tagged receive
 // into (buf, len), behind any deferred receives.
 [[gnu::always_inline]] inline status native_post_recv(request* r, void* buf, std::size_t len) noexcept {
@@ -52,14 +81,9 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
                        bool sync, request*& out) noexcept {
     request* r = request_alloc(req_kind::send, 1);
     if (!r) return status::no_mem;
-    r->c = &c;
     r->buf = const_cast<void*>(buf);
     r->capacity = r->bytes = bytes;
-    r->peer = c.lpid(rank);
-    r->match_rank = c.rank;  // sender's rank travels in the match bits / header
-    r->tag = tag;
-    r->context = ctx;
-    if (sync) r->flags |= rf_sync;
+    set_send_match(r, ctx, c, rank, tag, sync);
     out = r;
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
@@ -67,10 +91,7 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
             // Large messages announce themselves (a typed receiver may need
             // them in chunks; docs/ddt-wire.md).
             if (__builtin_expect(bytes > g_dev.tagged_rndv_min, 0)) return native_start_rts(r);
-            if (!deferred_sends_empty()) return defer(r, dop_native_isend);
-            const status s = g_dev.nm.isend(r->peer, nm::match{r->context, c.rank, tag}, buf,
-                                            bytes, sync ? nm::send_sync : nm::send_default, &r->nm);
-            return start_result(r, s, dop_native_isend);
+            return native_post_send(r, buf, bytes);
         }
     }
     if (am_isend_cell(r)) {
@@ -84,13 +105,9 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
                        request*& out) noexcept {
     request* r = request_alloc(req_kind::recv, 1);
     if (!r) return status::no_mem;
-    r->c = &c;
     r->buf = buf;
     r->capacity = bytes;
-    r->peer = rank == MPI_ANY_SOURCE ? -1 : c.lpid(rank);
-    r->match_rank = rank;
-    r->match_tag = tag;
-    r->context = ctx;
+    set_recv_match(r, ctx, c, rank, tag);
     out = r;
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {

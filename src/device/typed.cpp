@@ -178,13 +178,8 @@ status isend_typed(uint32_t ctx, const void* buf, const dame::type& t, int64_t c
                    request*& out) noexcept {
     request* r = typed_request(req_kind::send, const_cast<void*>(buf), t, count, bytes);
     if (!r) return status::no_mem;
-    r->c = &c;
     r->bytes = bytes;
-    r->peer = c.lpid(rank);
-    r->match_rank = c.rank;
-    r->tag = tag;
-    r->context = ctx;
-    if (sync) r->flags |= rf_sync;
+    set_send_match(r, ctx, c, rank, tag, sync);
     out = r;
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
@@ -200,10 +195,7 @@ status isend_typed(uint32_t ctx, const void* buf, const dame::type& t, int64_t c
             }
             dame::pack(t, buf, count, p);
             r->buf = p;
-            if (!deferred_sends_empty()) return defer(r, dop_native_isend);
-            const status s = g_dev.nm.isend(r->peer, nm::match{ctx, c.rank, tag}, p, bytes,
-                                            sync ? nm::send_sync : nm::send_default, &r->nm);
-            return start_result(r, s, dop_native_isend);
+            return native_post_send(r, p, bytes);
         }
     }
     return am_isend(r);
@@ -213,11 +205,7 @@ status irecv_typed(uint32_t ctx, void* buf, const dame::type& t, int64_t count,
                    std::size_t bytes, comm& c, int rank, int tag, request*& out) noexcept {
     request* r = typed_request(req_kind::recv, buf, t, count, bytes);
     if (!r) return status::no_mem;
-    r->c = &c;
-    r->peer = rank == MPI_ANY_SOURCE ? -1 : c.lpid(rank);
-    r->match_rank = rank;
-    r->match_tag = tag;
-    r->context = ctx;
+    set_recv_match(r, ctx, c, rank, tag);
     out = r;
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
