@@ -107,11 +107,30 @@ status netmod::init(dev::bootstrap& bs) {
     tagged_ok_ = caps.native_tagged &&
                  util::env_bool("CH4LITE_OFI_TAGGED", provider_ != "shm");
     tagged_iov_ = std::min<std::size_t>(caps.tagged_iov_limit, info_->rx_attr->iov_limit);
+    // rxm (libfabric 1.17) mishandles truncated SAR messages: pad tagged
+    // receives up to the SAR limit (see pad_to_). SAR is off when its limit
+    // does not exceed the eager limit; CH4LITE_OFI_PAD=0 turns padding off.
+    if (tagged_ok_ && provider_.find("ofi_rxm") != std::string::npos &&
+        util::env_bool("CH4LITE_OFI_PAD", true)) {
+        const int64_t sar = util::env_int("FI_OFI_RXM_SAR_LIMIT", 128 * 1024);
+        const int64_t eager = util::env_int("FI_OFI_RXM_EAGER_LIMIT", 16 * 1024);
+        if (sar > eager && sar < int64_t{1} << 30) {
+            if (tagged_iov_ < 2) {
+                util::warn("ofi: provider %s takes %zu receive segments; truncating a message of "
+                           "%lld bytes or fewer may crash it",
+                           provider_.c_str(), tagged_iov_, static_cast<long long>(sar));
+            } else {
+                pad_to_ = static_cast<std::size_t>(sar);
+                pad_.reset(new (std::nothrow) std::byte[pad_to_]);
+                if (!pad_) return status::no_mem;
+            }
+        }
+    }
     util::verbose("ofi: provider %s, fabric %s, domain %s, inject %zu, iov_limit %zu/%zu (tx/rx), "
-                  "tagged path %s",
+                  "tagged path %s, receives padded to %zu bytes",
                   provider_.c_str(), info_->fabric_attr->name, info_->domain_attr->name,
                   info_->tx_attr->inject_size, info_->tx_attr->iov_limit, info_->rx_attr->iov_limit,
-                  tagged_ok_ ? "used" : caps.native_tagged ? "declined" : "not built");
+                  tagged_ok_ ? "used" : caps.native_tagged ? "declined" : "not built", pad_to_);
     if (info_->tx_attr->iov_limit < caps.iov_limit + 1) {
         util::warn("ofi: provider %s allows %zu iov entries, ch4lite needs %zu", provider_.c_str(),
                    info_->tx_attr->iov_limit, caps.iov_limit + 1);

@@ -52,6 +52,7 @@ struct am_wire {
     int32_t src;       // sender's world rank
 };
 inline constexpr uint8_t internal_sync_ack = 0;
+inline constexpr uint32_t no_limit = UINT32_MAX;  // request_state::limit of an unpadded receive
 
 class netmod {
   public:
@@ -60,6 +61,7 @@ class netmod {
         uint8_t cancel = 0;      // 1: cancel requested, 2: cancelled
         uint8_t hlen = 0;
         uint32_t cookie = 0;     // sync send: index in the ack table
+        uint32_t limit = no_limit;  // receive: the user's bytes if padded (see pad_to_), else no_limit
         alignas(8) std::byte hdr[sizeof(am_wire) + 40];  // AM headers live here until sent
     };
 
@@ -138,36 +140,43 @@ class netmod {
         return map(fi_tsend(ep_, buf, n, nullptr, static_cast<fi_addr_t>(peer), tag, &st->ctx),
                    status::in_progress);
     }
-    status irecv(int peer, match m, void* buf, std::size_t n, request_state* st)
-        {
-        uint64_t ignore = tagbits::sync | tagbits::rts;
-        if (m.rank == any) ignore |= tagbits::rank_mask;
-        if (m.tag == any) ignore |= tagbits::tag_mask;
-        const uint64_t tag = tagbits::make(m.context, m.rank == any ? 0 : m.rank,
-                                           m.tag == any ? 0 : m.tag);
+    status irecv(int peer, match m, void* buf, std::size_t n, request_state* st) {
+        (void)peer;  // the source rank is in the match bits
+        const uint64_t ignore = recv_ignore(m);
+        const uint64_t tag = recv_tag(m);
         st->kind = op_kind::trecv;
         st->cancel = 0;
-        (void)peer;  // the source rank is in the match bits
+        st->limit = no_limit;
+        if (__builtin_expect(n < pad_to_, 1)) {  // see pad_to_
+            struct ::iovec fv[2] = {{buf, n}, {pad_.get(), pad_to_ - n}};
+            st->limit = static_cast<uint32_t>(n);
+            return map(fi_trecvv(ep_, fv, nullptr, 2, FI_ADDR_UNSPEC, tag, ignore, &st->ctx),
+                       status::in_progress);
+        }
         return map(fi_trecv(ep_, buf, n, nullptr, FI_ADDR_UNSPEC, tag, ignore, &st->ctx),
                    status::in_progress);
     }
     // Scatter receive (caps.tagged_iov_limit): one tagged receive into up to
     // tagged_iov_max() segments; the sender sends a plain tagged message.
-    std::size_t tagged_iov_max() const { return tagged_iov_; }
+    std::size_t tagged_iov_max() const { return pad_to_ ? tagged_iov_ - 1 : tagged_iov_; }
     status irecvv(int peer, match m, const iov* v, int n, request_state* st) {
+        (void)peer;
         struct ::iovec fv[caps.tagged_iov_limit > 0 ? caps.tagged_iov_limit : 1];
-        if (n < 1 || static_cast<std::size_t>(n) > tagged_iov_) return status::invalid;
-        for (int i = 0; i < n; ++i) fv[i] = {const_cast<void*>(v[i].base), v[i].len};
-        uint64_t ignore = tagbits::sync | tagbits::rts;
-        if (m.rank == any) ignore |= tagbits::rank_mask;
-        if (m.tag == any) ignore |= tagbits::tag_mask;
-        const uint64_t tag = tagbits::make(m.context, m.rank == any ? 0 : m.rank,
-                                           m.tag == any ? 0 : m.tag);
+        if (n < 1 || static_cast<std::size_t>(n) > tagged_iov_max()) return status::invalid;
+        std::size_t total = 0;
+        for (int i = 0; i < n; ++i) {
+            fv[i] = {const_cast<void*>(v[i].base), v[i].len};
+            total += v[i].len;
+        }
         st->kind = op_kind::trecv;  // completions, truncation, cancel: as irecv
         st->cancel = 0;
-        (void)peer;
-        return map(fi_trecvv(ep_, fv, nullptr, static_cast<size_t>(n), FI_ADDR_UNSPEC, tag,
-                             ignore, &st->ctx),
+        st->limit = no_limit;
+        if (total < pad_to_) {
+            fv[n++] = {pad_.get(), pad_to_ - total};
+            st->limit = static_cast<uint32_t>(total);
+        }
+        return map(fi_trecvv(ep_, fv, nullptr, static_cast<size_t>(n), FI_ADDR_UNSPEC, recv_tag(m),
+                             recv_ignore(m), &st->ctx),
                    status::in_progress);
     }
     bool iprobe(int peer, match m, recv_info& info);
@@ -186,6 +195,15 @@ class netmod {
   private:
     static constexpr std::size_t max_inject = 4096;
 
+    static uint64_t recv_ignore(match m) {
+        uint64_t ignore = tagbits::sync | tagbits::rts;
+        if (m.rank == any) ignore |= tagbits::rank_mask;
+        if (m.tag == any) ignore |= tagbits::tag_mask;
+        return ignore;
+    }
+    static uint64_t recv_tag(match m) {
+        return tagbits::make(m.context, m.rank == any ? 0 : m.rank, m.tag == any ? 0 : m.tag);
+    }
     static status map(ssize_t rc, status on_success) {
         if (__builtin_expect(rc == 0, 1)) return on_success;
         return rc == -FI_EAGAIN ? status::again : status::io;
@@ -216,6 +234,15 @@ class netmod {
     bool multi_recv_ = false; // AM buffers are multi-receive (else one message each)
     bool tagged_ok_ = false;  // native tagged path usable with this provider
     std::size_t tagged_iov_ = 0;  // segments irecvv takes (provider's rx iov_limit)
+    // libfabric 1.17's rxm crashes or leaves a stale message behind when it
+    // truncates a message it sends by segmentation (SAR, up to
+    // FI_OFI_RXM_SAR_LIMIT). So with rxm, a tagged receive of fewer than
+    // pad_to_ bytes gets one more segment, into the scratch buffer pad_,
+    // that fills it up to pad_to_: rxm never truncates a SAR message, and
+    // the netmod reports truncation itself when a completion is longer than
+    // the user's part (request_state::limit). pad_to_ == 0: no padding.
+    std::size_t pad_to_ = 0;
+    std::unique_ptr<std::byte[]> pad_;
     std::string provider_;
     std::vector<am_buffer> am_bufs_;
     std::vector<std::size_t> repost_;  // AM buffers the provider could not take back yet

@@ -43,6 +43,12 @@ void netmod::on_completion(const fi_cq_tagged_entry& e) {
                 info.rts = true;
                 info.data = e.data;
             }
+            if (e.len > st->limit && st->limit != no_limit) {
+                // padded receive: the message overran the user's part
+                info.truncated = true;
+                dev::nm_recv_done(st, info, status::truncated);
+                return;
+            }
             dev::nm_recv_done(st, info, status::ok);
             return;
         }

@@ -2,8 +2,11 @@
 /* Truncation: a receive buffer smaller than the message gives
  * MPI_ERR_TRUNCATE (eager and rendezvous sizes, blocking and not), the status
  * count is the buffer size, nothing is written past the buffer, and the
- * runtime keeps working afterwards. (The buffer's contents are undefined by
- * the standard; libfabric's rxm discards them, our AM path keeps the prefix.) */
+ * runtime keeps working afterwards: no stale piece of a truncated message is
+ * matched by a later MPI_ANY_TAG receive. The sizes cover every protocol of
+ * both paths: eager, rxm's segmented sizes (16-128 KiB, which libfabric 1.17
+ * mishandles when truncated; see docs/netmod-ofi.md), rendezvous. (The
+ * buffer's contents are not checked: the standard leaves them undefined.) */
 #include "mpitest.h"
 
 int main(int argc, char** argv) {
@@ -12,10 +15,12 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    const int sizes[] = {10, 1000, 100000, 3000000};
+    const int sizes[] = {10, 1000, 20000, 80000, 100000, 3000000};
+    const int rsizes[] = {5, 500, 1000, 1000, 50000, 1500000};
+    const int nsizes = (int)(sizeof sizes / sizeof sizes[0]);
     unsigned char* buf = malloc(3000000);
-    for (int k = 0; k < 4; ++k) {
-        const int n = sizes[k];
+    for (int k = 0; k < nsizes; ++k) {
+        const int n = sizes[k], m = rsizes[k];
         if (rank == 1) {
             mt_fill(buf, (size_t)n, k);
             CHECK_MPI(MPI_Send(buf, n, MPI_BYTE, 0, k, MPI_COMM_WORLD));
@@ -25,10 +30,10 @@ int main(int argc, char** argv) {
             int rc;
             if (k % 2) {
                 MPI_Request r;
-                CHECK_MPI(MPI_Irecv(buf, n / 2, MPI_BYTE, 1, k, MPI_COMM_WORLD, &r));
+                CHECK_MPI(MPI_Irecv(buf, m, MPI_BYTE, 1, k, MPI_COMM_WORLD, &r));
                 rc = MPI_Wait(&r, &st);
             } else {
-                rc = MPI_Recv(buf, n / 2, MPI_BYTE, 1, k, MPI_COMM_WORLD, &st);
+                rc = MPI_Recv(buf, m, MPI_BYTE, 1, k, MPI_COMM_WORLD, &st);
             }
             int cls = -1;
             MPI_Error_class(rc, &cls);
@@ -39,15 +44,16 @@ int main(int argc, char** argv) {
             CHECK(strstr(msg, "truncated") != NULL, "message: %s", msg);
             int cnt = -1;
             MPI_Get_count(&st, MPI_BYTE, &cnt);
-            CHECK(cnt == n / 2, "size %d: count %d", n, cnt);
-            CHECK(buf[n / 2] == 0, "size %d: wrote past the receive buffer", n);
+            CHECK(cnt == m, "size %d into %d: count %d", n, m, cnt);
+            CHECK(buf[m] == 0, "size %d: wrote past the receive buffer", n);
         }
     }
-    /* still working */
+    /* still working, and nothing of a truncated message is left to match */
     if (rank == 0) {
         int v = 0;
-        CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, 1, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        CHECK(v == 42, "after truncation: got %d", v);
+        MPI_Status st;
+        CHECK_MPI(MPI_Recv(&v, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
+        CHECK(v == 42 && st.MPI_TAG == 77, "after truncation: got %d with tag %d", v, st.MPI_TAG);
     } else if (rank == 1) {
         int v = 42;
         CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 77, MPI_COMM_WORLD));
