@@ -14,6 +14,8 @@ enum am_handler : uint8_t {
     am_data = 4,      // rendezvous payload chunk
     am_sync_ack = 5,  // synchronous eager send was matched
     am_tcts = 6,      // clear-to-send answering a native tagged RTS (sreq_id = pool index)
+    am_split = 7,     // split single copy: receiver asks the sender to write a part
+    am_split_done = 8,  // split single copy: the sender wrote it (or could not)
     // 16..63: reserved for RMA (src/rma registers its handlers here)
     am_rma_first = 16,
     am_rma_last = 63,
@@ -57,5 +59,23 @@ struct data_hdr {
 struct sync_ack_hdr {
     uint32_t sreq_id;
 };
+
+// Split single copy (docs/shm.md): the receiver of an RTS that offers the
+// sender's buffer asks the sender to write bytes [offset, offset+bytes) of
+// its message to the receiver's address `addr`, and reads the rest itself,
+// at the same time. The answer echoes the ids and the part, with `addr`
+// now the part's source in the sender's buffer and ok = 0 if the write
+// failed (the receiver then reads that part too). 40 bytes: every AM header
+// must fit am_header_max.
+struct split_hdr {
+    uint32_t sreq_id;
+    uint32_t rreq_id;
+    uint64_t offset;
+    uint64_t bytes;
+    uint64_t addr;  // SPLIT: the receiver's destination; SPLIT_DONE: the sender's source
+    uint32_t ok;    // SPLIT_DONE: 1 written, 0 not
+    uint32_t pad;
+};
+static_assert(sizeof(split_hdr) == 40);
 
 }  // namespace ch4lite::dev

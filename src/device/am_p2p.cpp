@@ -73,6 +73,20 @@ void send_sync_ack(int peer, uint32_t sreq_id) noexcept {
 void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_id,
                 uint64_t size, uint64_t raddr) noexcept {
     const std::size_t n = accept_match(r, src_rank, tag, size);
+    if (raddr != 0 && !r->dt && n >= g_dev.cma_split_min && g_dev.cma_split_min > 0 &&
+        g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) && !g_dev.shm.is_self(src_lpid)) {
+        // Split: the sender writes the second half (page-aligned start)
+        // while we read the first; SPLIT_DONE completes the receive.
+        const std::size_t half = (n / 2) & ~std::size_t{4095};
+        auto* buf = static_cast<std::byte*>(r->buf);
+        const split_hdr h{sreq_id, request_id(r), half, n - half,
+                          reinterpret_cast<uintptr_t>(buf + half), 0, 0};
+        if (send_ctrl(src_lpid, am_split, &h, sizeof h) == status::ok) {
+            if (g_dev.shm.cma_read(src_lpid, buf, raddr, half) != status::ok)
+                request_fail(r, status::io);
+            return;
+        }
+    }
     if (raddr != 0 && g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) &&
         (r->dt ? cma_read_typed(r, src_lpid, raddr, n)
                : g_dev.shm.cma_read(src_lpid, r->buf, raddr, n) == status::ok)) {
@@ -255,6 +269,36 @@ void am_on_tcts(const cts_hdr& h) noexcept {
 
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept {
     if (request* s = request_from_id(h.sreq_id)) request_complete(s);
+}
+
+void am_on_split(int src, const split_hdr& h) noexcept {
+    request* s = request_from_id(h.sreq_id);
+    if (!s) return;
+    split_hdr d = h;
+    d.addr = reinterpret_cast<uintptr_t>(static_cast<const std::byte*>(s->buf) + h.offset);
+    // Only within the message the RTS announced (a broken peer cannot make
+    // us read past our buffer).
+    d.ok = h.offset <= s->capacity && h.bytes <= s->capacity - h.offset && g_dev.cma_write &&
+           g_dev.shm.cma_write(src, h.addr, static_cast<const std::byte*>(s->buf) + h.offset,
+                               h.bytes) == status::ok;
+    // The send completes on SYNC_ACK, after the receiver is done with our buffer.
+    if (failed(send_ctrl(src, am_split_done, &d, sizeof d))) request_fail(s, status::io);
+}
+
+void am_on_split_done(int src, const split_hdr& h) noexcept {
+    request* r = request_from_id(h.rreq_id);
+    if (!r) return;
+    if (!h.ok && h.offset <= r->bytes && h.bytes <= r->bytes - h.offset) {
+        // The sender could not write: read its part ourselves (its buffer
+        // stays ours until SYNC_ACK).
+        if (g_dev.shm.cma_read(src, static_cast<std::byte*>(r->buf) + h.offset, h.addr,
+                               h.bytes) != status::ok)
+            request_fail(r, status::io);
+    }
+    const sync_ack_hdr done{h.sreq_id};
+    const status st = send_ctrl(src, am_sync_ack, &done, sizeof done);
+    if (failed(st)) request_fail(r, st);
+    request_complete(r);
 }
 
 // ---- receiver -----------------------------------------------------------

@@ -6,7 +6,10 @@
 //               data lands straight in the user's buffer
 //   single copy (shm peers with CMA) the RTS also carries the sender's buffer
 //               address; the receiver reads it with process_vm_readv and
-//               answers SYNC_ACK ("done"), or CTS when it cannot read it
+//               answers SYNC_ACK ("done"), or CTS when it cannot read it;
+//               a large contiguous one is split: the receiver sends SPLIT
+//               (write the second half to my buffer), reads the first half
+//               while the sender writes, and on SPLIT_DONE answers SYNC_ACK
 //   Ssend       eager + SYNC_ACK when matched (rendezvous is synchronous)
 // Every AM goes through am_send_to(): shm when the peer is local, else the
 // netmod. Eager limit and chunk size are the transport's.
@@ -106,5 +109,7 @@ void am_on_cts(const cts_hdr& h) noexcept;
 void am_on_tcts(const cts_hdr& h) noexcept;  // CTS answering a native tagged RTS
 void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcept;
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept;
+void am_on_split(int src, const split_hdr& h) noexcept;       // sender: write a part
+void am_on_split_done(int src, const split_hdr& h) noexcept;  // receiver: it was written
 
 }  // namespace ch4lite::dev

@@ -89,6 +89,12 @@ void init_protocol_limits() {
         static_cast<int64_t>(g_dev.ddt_pack_max), int64_t{1} << 40));
     g_dev.ddt_cma_seg_min = static_cast<std::size_t>(
         std::max<int64_t>(util::env_int("CH4LITE_DDT_CMA_SEG_MIN", 512), 1));
+    // Split single copies need the sender on a core of its own: none when
+    // oversubscribed (the receiver would wait for a descheduled sender).
+    g_dev.cma_split_min = static_cast<std::size_t>(std::clamp<int64_t>(
+        util::env_int("CH4LITE_SHM_CMA_SPLIT", g_dev.oversubscribed ? 0 : 64 * 1024), 0,
+        int64_t{1} << 50));
+    g_dev.cma_write = util::env_bool("CH4LITE_SHM_CMA_WRITE", true);
 }
 
 // Who matches point-to-point messages (device_state::device_matching). The

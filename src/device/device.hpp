@@ -36,6 +36,11 @@ struct device_state {
     // AM path, shm single copy into a typed receive buffer: only when its
     // segments average at least this many bytes (else pipelined chunks).
     std::size_t ddt_cma_seg_min = 0;
+    // Shm single copy of a contiguous message of at least this many bytes:
+    // split between receiver (reads the first half) and sender (writes the
+    // second half), so both cores copy. 0: never.
+    std::size_t cma_split_min = 0;
+    bool cma_write = true;  // CH4LITE_SHM_CMA_WRITE=0: answer SPLIT with "not written"
     // Point-to-point is matched by the device (AM path) instead of the
     // netmod. Always so without native tagged messaging; with it, whenever
     // shm is on and some node holds several ranks, so that one matching

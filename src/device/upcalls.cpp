@@ -124,6 +124,18 @@ void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
             am_on_tcts(h);
             return;
         }
+        case am_split: {
+            split_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_split(src, h);
+            return;
+        }
+        case am_split_done: {
+            split_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_split_done(src, h);
+            return;
+        }
         case am_sync_ack: {
             sync_ack_hdr h;
             if (!load(h, hdr, hlen, src, handler)) return;

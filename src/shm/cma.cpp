@@ -23,6 +23,20 @@ status read(pid_t pid, void* dst, uint64_t src, std::size_t n) noexcept {
     return status::ok;
 }
 
+status write(pid_t pid, uint64_t dst, const void* src, std::size_t n) noexcept {
+    const auto* s = static_cast<const std::byte*>(src);
+    std::size_t done = 0;
+    while (done < n) {
+        iovec local{const_cast<std::byte*>(s + done), n - done};
+        iovec remote{reinterpret_cast<void*>(dst + done), n - done};
+        const ssize_t got = ::process_vm_writev(pid, &local, 1, &remote, 1, 0);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return status::io;
+        done += static_cast<std::size_t>(got);
+    }
+    return status::ok;
+}
+
 status readv(pid_t pid, const nm::iov* dst, int niov, uint64_t src, std::size_t n) noexcept {
     static_assert(sizeof(nm::iov) == sizeof(iovec));
     const auto* local = reinterpret_cast<const iovec*>(dst);

@@ -23,6 +23,9 @@ status read(pid_t pid, void* dst, uint64_t src, std::size_t n) noexcept;
 // covering n bytes in all.
 status readv(pid_t pid, const nm::iov* dst, int niov, uint64_t src, std::size_t n) noexcept;
 
+// Copies n bytes from src into address `dst` of process `pid`.
+status write(pid_t pid, uint64_t dst, const void* src, std::size_t n) noexcept;
+
 // Lets local peers read our memory when Yama restricts ptrace to
 // descendants (PR_SET_PTRACER_ANY); a no-op elsewhere.
 void allow_peers() noexcept;

@@ -123,6 +123,10 @@ class transport {
         return cma_ok_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])] != 0;
     }
     status cma_read(int peer, void* dst, uint64_t src, std::size_t n) const noexcept;
+    // The other way: n bytes from src into the peer's address dst (the
+    // second half of a split single copy, done by the sender).
+    status cma_write(int peer, uint64_t dst, const void* src, std::size_t n) const noexcept;
+    bool is_self(int peer) const noexcept { return local_index(peer) == me_; }
     // Single copy into local segments: reads n bytes starting at the peer's
     // address src into the iovec list (at most IOV_MAX entries).
     status cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src,

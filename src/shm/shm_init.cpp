@@ -280,6 +280,15 @@ status transport::cma_read(int peer, void* dst, uint64_t src, std::size_t n) con
     return cma::read(pid_of_[i], dst, src, n);
 }
 
+status transport::cma_write(int peer, uint64_t dst, const void* src, std::size_t n) const noexcept {
+    const auto i = static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)]);
+    if (i == me_) {
+        std::memcpy(reinterpret_cast<void*>(dst), src, n);
+        return status::ok;
+    }
+    return cma::write(pid_of_[i], dst, src, n);
+}
+
 status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src,
                             std::size_t n) const noexcept {
     const auto i = static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)]);
