@@ -28,6 +28,7 @@
 #include "rma/wire.hpp"
 #include "util/env.hpp"
 #include "util/pool_buffer.hpp"
+#include "util/small_copy.hpp"
 
 namespace ch4lite::rma {
 
@@ -75,31 +76,6 @@ bool fits_check(const win& w, const target_spec& ts) noexcept {
 // The API's check (target_spec::in_range) or our own.
 [[gnu::always_inline]] inline bool fits(const win& w, const target_spec& ts) noexcept {
     return ts.in_range || fits_check(w, ts);
-}
-
-// memcpy of the small transfers of fine-grained RMA without a libc call:
-// up to 16 bytes as two (overlapping) loads, then two stores.
-[[gnu::always_inline]] inline void copy_bytes(std::byte* d, const std::byte* s, uint64_t n) noexcept {
-    if (n > 16) {
-        std::memcpy(d, s, n);
-    } else if (n >= 8) {
-        uint64_t a, b;
-        std::memcpy(&a, s, 8);
-        std::memcpy(&b, s + n - 8, 8);
-        std::memcpy(d, &a, 8);
-        std::memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        std::memcpy(&a, s, 4);
-        std::memcpy(&b, s + n - 4, 4);
-        std::memcpy(d, &a, 4);
-        std::memcpy(d + n - 4, &b, 4);
-    } else {  // 1..3
-        const std::byte a = s[0], b = s[n / 2], c = s[n - 1];
-        d[0] = a;
-        d[n / 2] = b;
-        d[n - 1] = c;
-    }
 }
 
 // t's memory for a direct access of ts now, or null (see direct_target).
@@ -338,7 +314,7 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
     }
     if (std::byte* b = direct(w, ts)) {  // same node: a plain copy now
         if (o.t->contiguous() && ts.t->contiguous())
-            copy_bytes(b + ts.disp + ts.t->true_lb(), static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
+            util::small_copy(b + ts.disp + ts.t->true_lb(), static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
                        total);
         else
             dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
@@ -380,7 +356,7 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
     }
     if (std::byte* b = direct(w, ts)) {
         if (o.t->contiguous() && ts.t->contiguous())
-            copy_bytes(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(),
+            util::small_copy(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(),
                        b + ts.disp + ts.t->true_lb(), total);
         else
             dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
@@ -400,7 +376,7 @@ status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
     const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
     if (total == 0) return status::ok;
     if (std::byte* t = direct_contig(w, o, ts)) {
-        copy_bytes(t, static_cast<const std::byte*>(o.buf) + o.t->true_lb(), total);
+        util::small_copy(t, static_cast<const std::byte*>(o.buf) + o.t->true_lb(), total);
         return status::ok;
     }
     return put_other(w, o, ts, total);
@@ -411,7 +387,7 @@ status get(win& w, const buf_spec& o, const target_spec& ts) noexcept {
     const uint64_t total = static_cast<uint64_t>(o.count) * static_cast<uint64_t>(o.t->size());
     if (total == 0) return status::ok;
     if (std::byte* t = direct_contig(w, o, ts)) {
-        copy_bytes(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(), t, total);
+        util::small_copy(static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb(), t, total);
         return status::ok;
     }
     return get_other(w, o, ts, total);
