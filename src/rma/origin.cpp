@@ -26,6 +26,7 @@
 #include "rma/target.hpp"
 #include "rma/win_internal.hpp"
 #include "rma/wire.hpp"
+#include "shm/cma.hpp"
 #include "util/env.hpp"
 #include "util/pool_buffer.hpp"
 #include "util/small_copy.hpp"
@@ -133,21 +134,6 @@ bool cma_copy(win& w, const buf_spec& o, const target_spec& ts, bool write, uint
     return false;
 }
 
-// One contiguous move between `local` and `remote` in process pid.
-bool cma_rw(pid_t pid, bool write, std::byte* local, uint64_t remote, uint64_t n) noexcept {
-    uint64_t done = 0;
-    while (done < n) {
-        const iovec l{local + done, n - done};
-        const iovec r{reinterpret_cast<void*>(remote + done), n - done};
-        const ssize_t got = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0)
-                                  : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        done += static_cast<uint64_t>(got);
-    }
-    return true;
-}
-
 // Accumulate (result: get_accumulate's old values, contiguous, or null) of
 // contiguous data into a node peer of a Win_create window by CMA: per
 // chunk, under the target's accumulate lock (the one it takes to apply
@@ -173,14 +159,14 @@ uint64_t cma_acc(win& w, const buf_spec& o, const target_spec& ts, dev::op_id op
     while (off < total) {
         const uint64_t n = std::min(chunk, total - off);
         slot_lock lock(w.slot_of[t]);
-        if (!cma_rw(pid, false, b, remote + off, n)) break;
+        if (shm::cma::read(pid, b, remote + off, n) != status::ok) break;
         if (result) std::memcpy(result + off, b, n);
         if (!in) {
             off += n;
             continue;
         }
         dev::op_apply(opv, k, in + off, b, n / es);
-        if (!cma_rw(pid, true, b, remote + off, n)) {
+        if (shm::cma::write(pid, remote + off, b, n) != status::ok) {
             torn = true;
             break;
         }

@@ -9,32 +9,30 @@
 
 namespace ch4lite::shm::cma {
 
-status read(pid_t pid, void* dst, uint64_t src, std::size_t n) noexcept {
-    auto* d = static_cast<std::byte*>(dst);
+namespace {
+// One contiguous move between `local` and address `remote` of process pid,
+// resumed after interruptions and partial moves.
+status move(pid_t pid, bool write, std::byte* local, uint64_t remote, std::size_t n) noexcept {
     std::size_t done = 0;
     while (done < n) {
-        iovec local{d + done, n - done};
-        iovec remote{reinterpret_cast<void*>(src + done), n - done};
-        const ssize_t got = ::process_vm_readv(pid, &local, 1, &remote, 1, 0);
+        iovec l{local + done, n - done};
+        iovec r{reinterpret_cast<void*>(remote + done), n - done};
+        const ssize_t got = write ? ::process_vm_writev(pid, &l, 1, &r, 1, 0)
+                                  : ::process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) return status::io;
         done += static_cast<std::size_t>(got);
     }
     return status::ok;
 }
+}  // namespace
+
+status read(pid_t pid, void* dst, uint64_t src, std::size_t n) noexcept {
+    return move(pid, false, static_cast<std::byte*>(dst), src, n);
+}
 
 status write(pid_t pid, uint64_t dst, const void* src, std::size_t n) noexcept {
-    const auto* s = static_cast<const std::byte*>(src);
-    std::size_t done = 0;
-    while (done < n) {
-        iovec local{const_cast<std::byte*>(s + done), n - done};
-        iovec remote{reinterpret_cast<void*>(dst + done), n - done};
-        const ssize_t got = ::process_vm_writev(pid, &local, 1, &remote, 1, 0);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return status::io;
-        done += static_cast<std::size_t>(got);
-    }
-    return status::ok;
+    return move(pid, true, static_cast<std::byte*>(const_cast<void*>(src)), dst, n);
 }
 
 status readv(pid_t pid, const nm::iov* dst, int niov, uint64_t src, std::size_t n) noexcept {
