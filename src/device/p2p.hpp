@@ -134,19 +134,29 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
 // no posted-queue entry and no dispatch. Each returns false when it does not
 // apply, and the caller takes the request path, which is always correct.
 
-// A blocking standard send that fits one cell, to a local peer, with no
-// earlier send deferred (their order would change) and room in the ring.
+// send_direct's message that needs a data-ring chunk (out of line: the copy
+// is what costs there).
+[[gnu::noinline]] inline bool send_direct_data(int peer, const eager_hdr& h, const void* buf,
+                                               std::size_t bytes) noexcept {
+    const nm::iov v{buf, bytes};
+    return g_dev.shm.am_send(peer, am_eager, &h, sizeof h, &v, 1) == status::ok;
+}
+
+// A blocking standard send of at most the shm eager limit, to a local peer,
+// with no earlier send deferred (their order would change) and room in the
+// ring: one cell, or a cell plus a chunk of the data ring.
 [[gnu::always_inline]] inline bool send_direct(uint32_t ctx, const void* buf, std::size_t bytes,
                                                comm& c, int rank, int tag) noexcept {
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) return false;
     }
-    if (bytes > shm::cell::inline_bytes - sizeof(eager_hdr) || g_dev.deferred_sends != 0)
-        return false;
+    if (g_dev.deferred_sends != 0) return false;
     const int peer = c.lpid(rank);
     if (!g_dev.shm.local(peer)) return false;
     const eager_hdr h{ctx, c.rank, tag, 0u, 0u};
-    return g_dev.shm.am_send_cell(peer, am_eager, h, buf, bytes) == status::ok;
+    if (bytes <= shm::cell::inline_bytes - sizeof(eager_hdr))
+        return g_dev.shm.am_send_cell(peer, am_eager, h, buf, bytes) == status::ok;
+    return bytes <= g_dev.shm.eager_max() && send_direct_data(peer, h, buf, bytes);
 }
 
 // A blocking receive whose message can come through shm (a local source,
@@ -182,15 +192,19 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
             const shm::cell* x = g_dev.shm.head(i);
             if (!x) continue;
             eager_hdr h;
-            if (x->handler == am_eager && x->hlen == sizeof h && shm::fits_inline(x->hlen, x->plen) &&
-                x->plen <= cap) {
+            if (x->handler == am_eager && x->hlen == sizeof h && x->plen <= cap) {
                 std::memcpy(&h, x->bytes, sizeof h);
                 if (h.context == ctx && h.flags == 0 && match_ok(rank, tag, h.src_rank, h.tag)) {
-                    shm::small_copy(buf, x->bytes + sizeof h, x->plen);
+                    uint64_t data_end;
+                    const std::byte* p = g_dev.shm.head_payload(i, *x, data_end);
+                    if (shm::fits_inline(x->hlen, x->plen))
+                        shm::small_copy(buf, p, x->plen);
+                    else
+                        std::memcpy(buf, p, x->plen);  // data ring: up to the eager limit
                     out.src_rank = h.src_rank;
                     out.tag = h.tag;
                     out.bytes = x->plen;
-                    g_dev.shm.pop_inline(i);
+                    g_dev.shm.pop(i, data_end);
                     return true;
                 }
             }

@@ -106,14 +106,18 @@ class transport {
     // The direct receive (dev::recv_direct) reads the next cell of one ring
     // itself instead of dispatching it: local index of a (local) world rank,
     // how many rings, the head cell of ring i (nullptr: empty, or a drain is
-    // running), its sender, and popping a head cell whose payload is inline.
+    // running), its sender, the head cell's payload (in the cell or in the
+    // data ring; *data_end is for pop) and popping the head cell.
     uint32_t local_index(int peer) const noexcept {
         return static_cast<uint32_t>(local_idx_[static_cast<std::size_t>(peer)]);
     }
     uint32_t rings() const noexcept { return nlocal_; }
     const cell* head(uint32_t i) const noexcept { return draining_ ? nullptr : rx_peek(rx_[i]); }
     int sender(uint32_t i) const noexcept { return world_of_[i]; }
-    void pop_inline(uint32_t i) noexcept { rx_pop(rx_[i], rx_[i].data_done); }
+    const std::byte* head_payload(uint32_t i, const cell& c, uint64_t& data_end) const noexcept {
+        return rx_payload(rx_[i], c, data_end);
+    }
+    void pop(uint32_t i, uint64_t data_end) noexcept { rx_pop(rx_[i], data_end); }
 
     std::size_t eager_max() const noexcept { return eager_max_; }
     std::size_t chunk() const noexcept { return chunk_; }

@@ -9,7 +9,10 @@
  *   2. a rendezvous-sized and an Ssend message between small ones;
  *   3. a message too long for the buffer (MPI_ERR_TRUNCATE, then go on);
  *   4. an MPI_Irecv posted before a blocking MPI_Recv gets the first message;
- *   5. MPI_ANY_SOURCE from every rank, per-source order kept.
+ *   5. MPI_ANY_SOURCE from every rank, per-source order kept;
+ *   6. the same with payloads through the data ring (beyond one cell, up to
+ *      and past the eager limit of 16 KiB), checked word by word, and a
+ *      data-ring message too long for the buffer.
  * Rank 0 receives, every other rank sends; run with 2-4 ranks. */
 #include "mpitest.h"
 
@@ -118,6 +121,45 @@ int main(int argc, char** argv) {
             CHECK(st.MPI_SOURCE == v[0], "status source %d, payload %d", st.MPI_SOURCE, v[0]);
             CHECK(v[1] == next[v[0]], "from %d: sequence %d, expected %d", v[0], v[1], next[v[0]]);
             next[v[0]]++;
+        }
+    }
+
+    /* 6: sizes in ints: in a cell, just past it, mid data ring, exactly the
+     *    default eager limit (16 KiB), one past it (rendezvous). */
+    static const int sizes[] = {1, 9, 1000, 4096, 4097};
+    enum { NS = sizeof sizes / sizeof sizes[0], R = 40 };
+    if (rank != 0) {
+        for (int i = 0; i < R; ++i) {
+            const int n = sizes[i % NS];
+            for (int k = 0; k < n; ++k) big[k] = rank * 1000000 + i * 5000 + k;
+            CHECK_MPI(MPI_Send(big, n, MPI_INT, 0, 50, MPI_COMM_WORLD));
+        }
+        for (int k = 0; k < 1000; ++k) big[k] = k;
+        CHECK_MPI(MPI_Send(big, 1000, MPI_INT, 0, 51, MPI_COMM_WORLD));
+        v[0] = 11;
+        CHECK_MPI(MPI_Send(v, 1, MPI_INT, 0, 51, MPI_COMM_WORLD));
+    } else {
+        int next[64] = {0};
+        for (int k = 0; k < R * (size - 1); ++k) {
+            CHECK_MPI(MPI_Recv(big, BIG, MPI_INT, MPI_ANY_SOURCE, 50, MPI_COMM_WORLD, &st));
+            const int src = st.MPI_SOURCE, i = next[src]++, n = sizes[i % NS];
+            int got = -1;
+            MPI_Get_count(&st, MPI_INT, &got);
+            CHECK(got == n, "from %d message %d: count %d, expected %d", src, i, got, n);
+            for (int w = 0; w < n; ++w)
+                if (big[w] != src * 1000000 + i * 5000 + w) {
+                    CHECK(0, "from %d message %d (%d ints): word %d is %d", src, i, n, w, big[w]);
+                    break;
+                }
+        }
+        for (int src = 1; src < size; ++src) {
+            int rc = MPI_Recv(big, 500, MPI_INT, src, 51, MPI_COMM_WORLD, &st);
+            int cls = -1;
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_TRUNCATE, "1000 ints into 500: error class %d, expected MPI_ERR_TRUNCATE",
+                  cls);
+            CHECK_MPI(MPI_Recv(v, 4, MPI_INT, src, 51, MPI_COMM_WORLD, &st));
+            expect(v, &st, src, 51, 11, 1);
         }
     }
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
