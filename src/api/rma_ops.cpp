@@ -195,8 +195,12 @@ template <bool is_get>
     return done(func, win, s);
 }
 
-int acc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
-             MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win) {
+// Accumulate: every check above, then the layer's call (out of line, as
+// xfer_checked).
+[[gnu::noinline, gnu::cold]] int acc_checked(const char* func, const void* obuf, int64_t ocount,
+                                             MPI_Datatype otype, int rank, MPI_Aint disp,
+                                             int64_t tcount, MPI_Datatype ttype, MPI_Op op,
+                                             MPI_Win win) {
     CH4_REQUIRE_INIT();
     args a;
     rma::buf_spec o;
@@ -207,6 +211,36 @@ int acc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype ot
     if (a.proc_null) return MPI_SUCCESS;
     if (int rc = same_size(func, win, o, a, "origin")) return rc;
     return done(func, win, rma::accumulate(*a.w, o, a.t, id));
+}
+
+// check_acc's decision without the error text: a predefined op defined on
+// the target's elements, which the origin's match.
+[[gnu::always_inline]] inline bool acc_op_ok(MPI_Op op, const dame::type* origin,
+                                             const dame::type* target, dev::op_id& id) {
+    if (!dev::predefined_op(op, id)) return false;
+    const dame::basic_kind k = target->basic();
+    return k != dame::basic_kind::none && k != dame::basic_kind::mixed &&
+           (id == dev::op_id::no_op || origin->basic() == k || origin->size() == 0) &&
+           dev::op_applies(id, k);
+}
+
+// The put/get fast path (xfer_ok) plus the op's check; anything it does not
+// accept is decided again by acc_checked.
+[[gnu::always_inline]] inline int acc_impl(const char* func, const void* obuf, int64_t ocount,
+                                           MPI_Datatype otype, int rank, MPI_Aint disp,
+                                           int64_t tcount, MPI_Datatype ttype, MPI_Op op,
+                                           MPI_Win win) {
+    rma::win* w;
+    rma::buf_spec o;
+    rma::target_spec t;
+    dev::op_id id;
+    if (__builtin_expect(!xfer_ok(obuf, ocount, otype, rank, disp, tcount, ttype, win, w, o, t) ||
+                             !acc_op_ok(op, o.t, t.t, id),
+                         0))
+        return acc_checked(func, obuf, ocount, otype, rank, disp, tcount, ttype, op, win);
+    const status s = rma::accumulate(*w, o, t, id);
+    if (__builtin_expect(s == status::ok, 1)) return MPI_SUCCESS;
+    return done(func, win, s);
 }
 
 int getacc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, void* rbuf,
