@@ -35,6 +35,20 @@
 /* A repetition stops early past this many time budgets (disturbed runs). */
 #define BENCH_DEADLINE_FACTOR 4.0
 
+/* One ping-pong round trip between ranks 0 and 1: rank 0 sends sbuf and
+ * then receives into rbuf; rank 1 receives into rbuf and sends sbuf back. */
+static inline void bench_round_trip(int rank, const void *sbuf, void *rbuf, int count,
+                                    MPI_Datatype t, int tag)
+{
+    if (rank == 0) {
+        MPI_Send(sbuf, count, t, 1, tag, MPI_COMM_WORLD);
+        MPI_Recv(rbuf, count, t, 1, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Recv(rbuf, count, t, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(sbuf, count, t, 0, tag, MPI_COMM_WORLD);
+    }
+}
+
 static inline int bench_rank(void)
 {
     int r = 0;

@@ -16,13 +16,7 @@
 #define TABLE "ddt_iov_pingpong"
 
 static void round_trip(int rank, void* buf, int count, MPI_Datatype t) {
-    if (rank == 0) {
-        MPI_Send(buf, count, t, 1, 1, MPI_COMM_WORLD);
-        MPI_Recv(buf, count, t, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-        MPI_Recv(buf, count, t, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(buf, count, t, 0, 1, MPI_COMM_WORLD);
-    }
+    bench_round_trip(rank, buf, buf, count, t, 1);
 }
 
 /* Half round trip in microseconds: calibrated count, fastest of the reps. */

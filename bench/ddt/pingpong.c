@@ -22,13 +22,7 @@ typedef void (*round_fn)(int rank, ddt* L, MPI_Datatype t, char* packed, char* r
 
 static void round_ddt(int rank, ddt* L, MPI_Datatype t, char* packed, char* rpacked) {
     (void)packed, (void)rpacked;
-    if (rank == 0) {
-        MPI_Send(L->buf, L->count, t, 1, 1, MPI_COMM_WORLD);
-        MPI_Recv((void*)L->buf, L->count, t, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-        MPI_Recv((void*)L->buf, L->count, t, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(L->buf, L->count, t, 0, 1, MPI_COMM_WORLD);
-    }
+    bench_round_trip(rank, L->buf, (void*)L->buf, L->count, t, 1);
 }
 
 static void pack(ddt* L, MPI_Datatype t, char* out) {
@@ -57,14 +51,7 @@ static void round_pack(int rank, ddt* L, MPI_Datatype t, char* packed, char* rpa
 
 static void round_ref(int rank, ddt* L, MPI_Datatype t, char* packed, char* rpacked) {
     (void)t;
-    const int n = (int)L->bytes;
-    if (rank == 0) {
-        MPI_Send(packed, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD);
-        MPI_Recv(rpacked, n, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    } else {
-        MPI_Recv(rpacked, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Send(packed, n, MPI_BYTE, 0, 3, MPI_COMM_WORLD);
-    }
+    bench_round_trip(rank, packed, rpacked, (int)L->bytes, MPI_BYTE, 3);
 }
 
 /* Half round trip in microseconds: calibrated count, fastest of the reps. */
