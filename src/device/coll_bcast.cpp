@@ -11,6 +11,7 @@
 
 #include "device/coll.hpp"
 #include "device/coll_p2p.hpp"
+#include "device/device.hpp"
 
 namespace ch4lite::dev {
 
@@ -34,6 +35,24 @@ status bcast_binomial(std::byte* buf, std::size_t n, int root, comm& c) noexcept
                 s != status::ok)
                 return s;
     return q.wait();
+}
+
+// The root sends to every rank, each receives from the root: on one node
+// with single copy every receiver reads the root's buffer itself, all at
+// once, instead of waiting for a parent in the tree.
+status bcast_flat(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
+    if (c.rank != root) return coll::recv(c, buf, n, root, coll::tag_bcast);
+    coll::reqs q(c);
+    for (int i = 1; i < c.size; ++i)
+        if (const status s = q.send(buf, n, (root + i) % c.size, coll::tag_bcast); s != status::ok)
+            return s;
+    return q.wait();
+}
+
+bool all_local(const comm& c) noexcept {
+    for (int r = 0; r < c.size; ++r)
+        if (!g_dev.shm.local(c.lpid(r))) return false;
+    return true;
 }
 
 // Bytes [lo, hi) of segments [first, last) of an n-byte message cut in
@@ -103,6 +122,7 @@ status bcast_scatter_allgather(std::byte* buf, std::size_t n, int root, comm& c)
 status coll_bcast(void* buf, std::size_t n, int root, comm& c) noexcept {
     if (c.size == 1) return coll::finish(status::ok);
     auto* b = static_cast<std::byte*>(buf);
+    if (n >= g_coll.bcast_flat && all_local(c)) return coll::finish(bcast_flat(b, n, root, c));
     if (n >= g_coll.bcast_long && c.size >= 3 && n >= static_cast<std::size_t>(c.size))
         return coll::finish(bcast_scatter_allgather(b, n, root, c));
     return coll::finish(bcast_binomial(b, n, root, c));

@@ -88,6 +88,9 @@ status recv(comm& c, void* buf, std::size_t n, int src, int tag) noexcept {
 
 status sendrecv(comm& c, const void* sbuf, std::size_t sn, int dst, void* rbuf, std::size_t rn,
                 int src, int tag) noexcept {
+    // A send that went out at once (direct) leaves a plain receive, which
+    // may take its message without a request too (a barrier round on a node).
+    if (send_direct(c.ctx_coll(), sbuf, sn, c, dst, tag)) return recv(c, rbuf, rn, src, tag);
     reqs q(c);
     if (const status s = q.recv(rbuf, rn, src, tag); s != status::ok) return s;
     if (const status s = q.send(sbuf, sn, dst, tag); s != status::ok) return s;
