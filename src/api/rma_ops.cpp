@@ -243,9 +243,11 @@ template <bool is_get>
     return done(func, win, s);
 }
 
-int getacc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, void* rbuf,
-                int64_t rcount, MPI_Datatype rtype, int rank, MPI_Aint disp, int64_t tcount,
-                MPI_Datatype ttype, MPI_Op op, MPI_Win win) {
+[[gnu::noinline, gnu::cold]] int getacc_checked(const char* func, const void* obuf, int64_t ocount,
+                                                MPI_Datatype otype, void* rbuf, int64_t rcount,
+                                                MPI_Datatype rtype, int rank, MPI_Aint disp,
+                                                int64_t tcount, MPI_Datatype ttype, MPI_Op op,
+                                                MPI_Win win) {
     CH4_REQUIRE_INIT();
     args a;
     rma::buf_spec o{}, r{};
@@ -264,6 +266,35 @@ int getacc_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype
         if (int rc = same_size(func, win, o, a, "origin")) return rc;
     if (int rc = same_size(func, win, r, a, "result")) return rc;
     return done(func, win, rma::get_accumulate(*a.w, o, r, a.t, id));
+}
+
+// Get_accumulate (and Fetch_and_op): the accumulate fast path plus the
+// result buffer's checks; MPI_NO_OP (origin ignored) and anything refused
+// take getacc_checked.
+[[gnu::always_inline]] inline int getacc_impl(const char* func, const void* obuf, int64_t ocount,
+                                              MPI_Datatype otype, void* rbuf, int64_t rcount,
+                                              MPI_Datatype rtype, int rank, MPI_Aint disp,
+                                              int64_t tcount, MPI_Datatype ttype, MPI_Op op,
+                                              MPI_Win win) {
+    rma::win* w;
+    rma::buf_spec o;
+    rma::target_spec t;
+    dev::op_id id;
+    const dame::type* rt;
+    int64_t rb;
+    if (__builtin_expect(
+            op == MPI_NO_OP ||
+                !xfer_ok(obuf, ocount, otype, rank, disp, tcount, ttype, win, w, o, t) ||
+                !acc_op_ok(op, o.t, t.t, id) || !(rt = api::lookup_type(rtype)) ||
+                !rt->committed() || rcount < 0 || __builtin_mul_overflow(rcount, rt->size(), &rb) ||
+                rb != tcount * t.t->size() || (!rbuf && rb > 0) ||
+                (rt->basic() != t.t->basic() && rt->size() > 0),
+            0))
+        return getacc_checked(func, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount,
+                              ttype, op, win);
+    const status s = rma::get_accumulate(*w, o, rma::buf_spec{rbuf, rcount, rt}, t, id);
+    if (__builtin_expect(s == status::ok, 1)) return MPI_SUCCESS;
+    return done(func, win, s);
 }
 
 }  // namespace
