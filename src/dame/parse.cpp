@@ -71,7 +71,7 @@ struct parser {
         if (eat(']')) return true;
         do {
             if (v.size() >= max_list) return fail("list too long");
-            int64_t x;
+            int64_t x = 0;  // set by num(); initialized for -Wmaybe-uninitialized
             if (!num(&x)) return false;
             v.push_back(x);
         } while (eat(','));
