@@ -182,6 +182,12 @@ template <bool is_get>
     return t.in_range;
 }
 
+// The result of the layer's call, with the error path out of line.
+[[gnu::always_inline]] inline int finish_fast(const char* func, MPI_Win win, status s) {
+    if (__builtin_expect(s == status::ok, 1)) return MPI_SUCCESS;
+    return done(func, win, s);
+}
+
 template <bool is_get>
 [[gnu::always_inline]] inline int xfer_impl(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
               MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
@@ -190,9 +196,7 @@ template <bool is_get>
     rma::target_spec t;
     if (__builtin_expect(!xfer_ok(obuf, ocount, otype, rank, disp, tcount, ttype, win, w, o, t), 0))
         return xfer_checked<is_get>(func, obuf, ocount, otype, rank, disp, tcount, ttype, win);
-    const status s = is_get ? rma::get(*w, o, t) : rma::put(*w, o, t);
-    if (__builtin_expect(s == status::ok, 1)) return MPI_SUCCESS;
-    return done(func, win, s);
+    return finish_fast(func, win, is_get ? rma::get(*w, o, t) : rma::put(*w, o, t));
 }
 
 // Accumulate: every check above, then the layer's call (out of line, as
@@ -224,23 +228,31 @@ template <bool is_get>
            dev::op_applies(id, k);
 }
 
-// The put/get fast path (xfer_ok) plus the op's check; anything it does not
-// accept is decided again by acc_checked.
-[[gnu::always_inline]] inline int acc_impl(const char* func, const void* obuf, int64_t ocount,
-                                           MPI_Datatype otype, int rank, MPI_Aint disp,
-                                           int64_t tcount, MPI_Datatype ttype, MPI_Op op,
-                                           MPI_Win win) {
+// What an accumulate's fast path has decided: the window, origin, target
+// and op, all valid (xfer_ok plus acc_op_ok).
+struct acc_args {
     rma::win* w;
     rma::buf_spec o;
     rma::target_spec t;
     dev::op_id id;
-    if (__builtin_expect(!xfer_ok(obuf, ocount, otype, rank, disp, tcount, ttype, win, w, o, t) ||
-                             !acc_op_ok(op, o.t, t.t, id),
-                         0))
+    [[gnu::always_inline]] bool ok(const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
+                                   MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Op op,
+                                   MPI_Win win) {
+        return xfer_ok(obuf, ocount, otype, rank, disp, tcount, ttype, win, w, o, t) &&
+               acc_op_ok(op, o.t, t.t, id);
+    }
+};
+
+// The put/get fast path plus the op's check; anything it does not accept is
+// decided again by acc_checked.
+[[gnu::always_inline]] inline int acc_impl(const char* func, const void* obuf, int64_t ocount,
+                                           MPI_Datatype otype, int rank, MPI_Aint disp,
+                                           int64_t tcount, MPI_Datatype ttype, MPI_Op op,
+                                           MPI_Win win) {
+    acc_args a;
+    if (__builtin_expect(!a.ok(obuf, ocount, otype, rank, disp, tcount, ttype, op, win), 0))
         return acc_checked(func, obuf, ocount, otype, rank, disp, tcount, ttype, op, win);
-    const status s = rma::accumulate(*w, o, t, id);
-    if (__builtin_expect(s == status::ok, 1)) return MPI_SUCCESS;
-    return done(func, win, s);
+    return finish_fast(func, win, rma::accumulate(*a.w, a.o, a.t, a.id));
 }
 
 [[gnu::noinline, gnu::cold]] int getacc_checked(const char* func, const void* obuf, int64_t ocount,
@@ -276,25 +288,19 @@ template <bool is_get>
                                               MPI_Datatype rtype, int rank, MPI_Aint disp,
                                               int64_t tcount, MPI_Datatype ttype, MPI_Op op,
                                               MPI_Win win) {
-    rma::win* w;
-    rma::buf_spec o;
-    rma::target_spec t;
-    dev::op_id id;
+    acc_args a;
     const dame::type* rt;
     int64_t rb;
     if (__builtin_expect(
-            op == MPI_NO_OP ||
-                !xfer_ok(obuf, ocount, otype, rank, disp, tcount, ttype, win, w, o, t) ||
-                !acc_op_ok(op, o.t, t.t, id) || !(rt = api::lookup_type(rtype)) ||
-                !rt->committed() || rcount < 0 || __builtin_mul_overflow(rcount, rt->size(), &rb) ||
-                rb != tcount * t.t->size() || (!rbuf && rb > 0) ||
-                (rt->basic() != t.t->basic() && rt->size() > 0),
+            op == MPI_NO_OP || !a.ok(obuf, ocount, otype, rank, disp, tcount, ttype, op, win) ||
+                !(rt = api::lookup_type(rtype)) || !rt->committed() || rcount < 0 ||
+                __builtin_mul_overflow(rcount, rt->size(), &rb) || rb != tcount * a.t.t->size() ||
+                (!rbuf && rb > 0) || (rt->basic() != a.t.t->basic() && rt->size() > 0),
             0))
         return getacc_checked(func, obuf, ocount, otype, rbuf, rcount, rtype, rank, disp, tcount,
                               ttype, op, win);
-    const status s = rma::get_accumulate(*w, o, rma::buf_spec{rbuf, rcount, rt}, t, id);
-    if (__builtin_expect(s == status::ok, 1)) return MPI_SUCCESS;
-    return done(func, win, s);
+    return finish_fast(func, win,
+                       rma::get_accumulate(*a.w, a.o, rma::buf_spec{rbuf, rcount, rt}, a.t, a.id));
 }
 
 }  // namespace
