@@ -26,6 +26,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "netmod/netmod.hpp"
 #include "util/small_copy.hpp"
@@ -90,13 +93,55 @@ struct tx_ring {
     uint64_t cells_done_seen = 0;  // cached copy of v.ctrl->cells_done
     uint64_t data_tail = 0;
     uint64_t data_done_seen = 0;   // cached copy of v.ctrl->data_done
+    std::size_t stream_min = SIZE_MAX;  // payload segments from here: stream_copy
 };
 
-inline void copy_iov(std::byte* dst, const nm::iov* payload, int niov) noexcept {
+// A copy into the data ring with non-temporal stores (x86: movntdq; other
+// targets: memcpy). The sender does not first take the lines the receiver
+// still holds from the ring's last lap, and the receiver then reads them
+// from memory instead of from the sender's cache (docs/shm.md, "The eager
+// limit and the vCPU placement"). The caller fences before publishing.
+inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
+#if defined(__x86_64__)
+    std::size_t i = 0;
+    const std::size_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
+    if (head) {
+        std::memcpy(dst, src, std::min(head, n));
+        i = std::min(head, n);
+    }
+    for (; i + 64 <= n; i += 64) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+    }
+    if (i < n) std::memcpy(dst + i, src + i, n - i);
+#else
+    std::memcpy(dst, src, n);
+#endif
+}
+
+inline void copy_iov(std::byte* dst, const nm::iov* payload, int niov,
+                     std::size_t stream_min = SIZE_MAX) noexcept {
+    bool streamed = false;
     for (int i = 0; i < niov; ++i) {
-        std::memcpy(dst, payload[i].base, payload[i].len);
+        if (payload[i].len >= stream_min) {
+            stream_copy(dst, static_cast<const std::byte*>(payload[i].base), payload[i].len);
+            streamed = true;
+        } else {
+            std::memcpy(dst, payload[i].base, payload[i].len);
+        }
         dst += payload[i].len;
     }
+#if defined(__x86_64__)
+    if (streamed) _mm_sfence();  // the cell's release store must not pass them
+#else
+    (void)streamed;
+#endif
 }
 
 // Enqueues one message: header + a payload of plen bytes that fill(dst)
@@ -139,7 +184,7 @@ inline status tx_send_fill(tx_ring& t, uint8_t handler, const void* hdr, std::si
 inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
                       const nm::iov* payload, int niov, std::size_t plen) noexcept {
     return tx_send_fill(t, handler, hdr, hlen, plen,
-                        [&](std::byte* dst) noexcept { copy_iov(dst, payload, niov); });
+                        [&](std::byte* dst) noexcept { copy_iov(dst, payload, niov, t.stream_min); });
 }
 
 // The common smallest message, fully inline: a header of fixed type H and

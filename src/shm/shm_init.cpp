@@ -240,6 +240,10 @@ void transport::setup_rings() {
     g.cells = h->cells;
     g.data_bytes = h->data_bytes;
     tx_.assign(nlocal_, tx_ring{});
+    {  // CH4LITE_SHM_STREAM_MIN: bytes (0: never)
+        const int64_t sm = util::env_int("CH4LITE_SHM_STREAM_MIN", 4096);
+        for (auto& t : tx_) t.stream_min = sm <= 0 ? SIZE_MAX : static_cast<std::size_t>(sm);
+    }
     rx_.assign(nlocal_, rx_ring{});
     pid_of_.assign(nlocal_, 0);
     const rank_slot* slots = rank_slots(const_cast<segment_header*>(h));
