@@ -254,7 +254,7 @@ void transport::setup_rings() {
     }
     payload_max_ = max_payload(g.data_bytes);
     chunk_ = static_cast<std::size_t>(g.data_bytes / 4);
-    const int64_t eager = util::env_int("CH4LITE_SHM_EAGER_MAX", 16 * 1024);
+    const int64_t eager = util::env_int("CH4LITE_SHM_EAGER_MAX", 32 * 1024);
     eager_max_ = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(eager, 0)), chunk_);
 }
 

@@ -11,8 +11,9 @@
  *   4. an MPI_Irecv posted before a blocking MPI_Recv gets the first message;
  *   5. MPI_ANY_SOURCE from every rank, per-source order kept;
  *   6. the same with payloads through the data ring (beyond one cell, up to
- *      and past the eager limit of 16 KiB), checked word by word, and a
- *      data-ring message too long for the buffer.
+ *      and past the eager limits of 16 KiB (before) and 32 KiB (default)),
+ *      checked word by word, and a data-ring message too long for the
+ *      buffer.
  * Rank 0 receives, every other rank sends; run with 2-4 ranks. */
 #include "mpitest.h"
 
@@ -124,9 +125,10 @@ int main(int argc, char** argv) {
         }
     }
 
-    /* 6: sizes in ints: in a cell, just past it, mid data ring, exactly the
-     *    default eager limit (16 KiB), one past it (rendezvous). */
-    static const int sizes[] = {1, 9, 1000, 4096, 4097};
+    /* 6: sizes in ints: in a cell, just past it, mid data ring, 16 KiB and
+     *    one past it, exactly the default eager limit (32 KiB), one past it
+     *    (rendezvous). */
+    static const int sizes[] = {1, 9, 1000, 4096, 4097, 8192, 8193};
     enum { NS = sizeof sizes / sizeof sizes[0], R = 40 };
     if (rank != 0) {
         for (int i = 0; i < R; ++i) {

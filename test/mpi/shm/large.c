@@ -8,7 +8,7 @@
  * at once, and a sender that reuses its buffer right after completion. */
 #include "shmtest.h"
 
-static const int sizes[] = {16383, 16384, 16385, 65536, (1 << 20) + 7, 8 << 20};
+static const int sizes[] = {16383, 16384, 16385, 32767, 32768, 32769, 65536, (1 << 20) + 7, 8 << 20};
 #define NSIZES (int)(sizeof sizes / sizeof sizes[0])
 #define MAXB (8 << 20)
 
