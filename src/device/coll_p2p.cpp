@@ -22,7 +22,8 @@ status finish(status s) noexcept {
 }
 
 status reqs::send(const void* buf, std::size_t n, int dst, int tag) noexcept {
-    // A small message to a local peer goes out at once, complete: no request.
+    // An eager-sized message to a local peer goes out at once, complete: no
+    // request.
     if (send_direct(c_.ctx_coll(), buf, n, c_, dst, tag)) return status::ok;
     if (n_ == capacity)
         if (const status s = wait(); s != status::ok) return s;
@@ -75,7 +76,7 @@ status send(comm& c, const void* buf, std::size_t n, int dst, int tag) noexcept 
 }
 
 status recv(comm& c, void* buf, std::size_t n, int src, int tag) noexcept {
-    // A small message from a local peer, taken without a request.
+    // An eager-sized message from a local peer, taken without a request.
     direct_recv got;
     if (recv_direct(c.ctx_coll(), buf, n, c, src, tag, got)) {
         if (got.bytes != n) note_mismatch();

@@ -195,12 +195,8 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
             if (x->handler == am_eager && x->hlen == sizeof h && x->plen <= cap) {
                 std::memcpy(&h, x->bytes, sizeof h);
                 if (h.context == ctx && h.flags == 0 && match_ok(rank, tag, h.src_rank, h.tag)) {
-                    uint64_t data_end;
-                    const std::byte* p = g_dev.shm.head_payload(i, *x, data_end);
-                    if (shm::fits_inline(x->hlen, x->plen))
-                        shm::small_copy(buf, p, x->plen);
-                    else
-                        std::memcpy(buf, p, x->plen);  // data ring: up to the eager limit
+                    uint64_t data_end;  // small_copy: memcpy above 64 bytes
+                    shm::small_copy(buf, g_dev.shm.head_payload(i, *x, data_end), x->plen);
                     out.src_rank = h.src_rank;
                     out.tag = h.tag;
                     out.bytes = x->plen;
