@@ -1,16 +1,21 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Prints docs/supported-functions.md from include/mpi.h: every declared
-# function, grouped by the header's section comments.
-#   scripts/supported-functions.sh > docs/supported-functions.md
+# Prints docs/supported-functions.md from include/mpi.h and the function
+# prototypes it includes from include/mpi_proto.h: every declared function,
+# grouped by the headers' section comments.
+#   scripts/supported-functions.sh [header.h...] > docs/supported-functions.md
 # test/abi checks that the committed page is current and that libmpi exports
-# every function mpi.h declares.
+# every function the headers declare.
 set -eu
-hdr=${1:-$(dirname "$0")/../include/mpi.h}
+if [ $# -eq 0 ]; then
+  inc=$(dirname "$0")/../include
+  set -- "$inc/mpi.h" "$inc/mpi_proto.h"
+fi
 cat <<'HEAD'
 # Supported functions
 
-Generated from `include/mpi.h` by `scripts/supported-functions.sh`; the test
+Generated from `include/mpi.h` and `include/mpi_proto.h` (the prototypes,
+included by mpi.h) by `scripts/supported-functions.sh`; the test
 `abi.supported_functions_doc` fails when this page is out of date, and
 `abi.exports` fails when libmpi lacks a function mpi.h declares. A function
 that is not listed is not implemented (and not declared). Large-count `_c`
@@ -45,4 +50,4 @@ awk '
       printf "\n"
     }
     printf "%d functions (not counting `_c` forms).\n", total
-  }' "$hdr"
+  }' "$@"
