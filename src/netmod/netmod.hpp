@@ -28,7 +28,13 @@
 //                   semantics (context id, source rank, tag, wildcards,
 //                   non-overtaking, truncation, synchronous send);
 //                   tagged_usable() may still decline them at run time
-//   native_rma      put / get into memory the peer exposed (RMA issue)
+//   native_rma      put / get into memory the peer exposed (RMA issue):
+//                   mr_register / mr_release make memory remotely accessible
+//                   (a key and an address base the peer uses); put / get of
+//                   n contiguous bytes at (key, base + offset) in the peer's
+//                   memory complete through dev::nm_send_done once the bytes
+//                   are in the target's memory (put) or in ours (get);
+//                   rma_usable() may decline them at run time
 //   tagged_iov_limit > 0 (requires native_tagged): irecvv, a tagged receive
 //                   scattered into up to tagged_iov_max() <= tagged_iov_limit
 //                   segments: the message is an ordinary tagged one (any
@@ -66,6 +72,15 @@ struct capabilities {
     // Most segments irecvv takes (0 = not implemented); the run-time limit
     // of the provider, tagged_iov_max(), may be lower (even 1).
     std::size_t tagged_iov_limit = 0;
+};
+
+// Memory a peer may put into / get from (native_rma): the key and the
+// value its puts and gets add the byte offset to (the address, or 0 for a
+// provider that addresses by offset); `handle` is the netmod's.
+struct mem_region {
+    uint64_t key = 0;
+    uint64_t addr = 0;
+    void* handle = nullptr;
 };
 
 // Matching information of a native tagged message (device view: a context id
@@ -140,8 +155,18 @@ concept netmod =
           { cnm.tagged_iov_max() } -> std::convertible_to<std::size_t>;
       })) &&
     (!T::caps.native_rma ||
-     requires(T& nm, int peer, const void* cbuf, void* buf, std::size_t n, uint64_t raddr,
-              uint64_t key, typename T::request_state* st) {
+     requires(T& nm, const T& cnm, int peer, const void* cbuf, void* buf, std::size_t n,
+              uint64_t raddr, uint64_t key, mem_region& mr, typename T::request_state* st) {
+         // false when the provider cannot do RMA (or it is switched off)
+         { cnm.rma_usable() } -> std::same_as<bool>;
+         // most bytes one put / get moves
+         { cnm.rma_max() } -> std::convertible_to<std::size_t>;
+         // n > 0 bytes at buf, remotely readable and writable until released
+         { nm.mr_register(buf, n, mr) } -> std::same_as<status>;
+         { nm.mr_release(mr) } -> std::same_as<void>;
+         // raddr = the peer region's addr + byte offset. in_progress (then
+         // nm_send_done), ok (done at once), again (no resources: retry
+         // after progress) or a failure.
          { nm.put(peer, cbuf, n, raddr, key, st) } -> std::same_as<status>;
          { nm.get(peer, buf, n, raddr, key, st) } -> std::same_as<status>;
      });

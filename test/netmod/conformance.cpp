@@ -375,6 +375,67 @@ TYPED_TEST(Netmod, TaggedRtsMatchesLikeAMessage) {
     }
 }
 
+// ---- native RMA ---------------------------------------------------------
+
+// Rank 0 puts into and gets from memory rank 1 registered; a put completes
+// only once its bytes are in the target's memory (the AM sent after it
+// finds them there); the target's other bytes stay untouched.
+TYPED_TEST(Netmod, RmaPutGetIntoRegisteredMemory) {
+    if constexpr (!TypeParam::caps.native_rma) {
+        GTEST_SKIP() << TypeParam::name << " does not declare native_rma (RMA goes over active messages)";
+    } else if (!this->nm_->rma_usable()) {
+        GTEST_SKIP() << TypeParam::name << " declines native RMA with provider " << this->nm_->provider();
+    } else {
+        constexpr std::size_t n = 1 << 20, off = 4096 + 8, len = 300000, goff = 600000;
+        std::vector<std::byte> mem(n), buf(len), got(len);
+        for (std::size_t i = 0; i < n; ++i) mem[i] = pattern(i, 10 + this->me_);
+        nm::mem_region mr;
+        ASSERT_EQ(this->nm_->mr_register(mem.data(), n, mr), status::ok);
+        // exchange (key, addr) through the bootstrap
+        const uint64_t mine[2] = {mr.key, mr.addr};
+        ASSERT_EQ(boot().put("rmamr", mine, sizeof mine), status::ok);
+        ASSERT_EQ(boot().fence(), status::ok);
+        std::vector<std::byte> theirs;
+        ASSERT_EQ(boot().get(this->peer_, "rmamr", theirs), status::ok);
+        ASSERT_EQ(theirs.size(), sizeof mine);
+        uint64_t rk[2];
+        std::memcpy(rk, theirs.data(), sizeof rk);
+        typename TypeParam::request_state pst, gst, ast;
+        if (this->me_ == 0) {
+            for (std::size_t i = 0; i < len; ++i) buf[i] = pattern(i, 20);
+            status s;
+            while ((s = this->nm_->put(1, buf.data(), len, rk[1] + off, rk[0], &pst)) == status::again)
+                this->nm_->progress();
+            ASSERT_TRUE(s == status::ok || s == status::in_progress) << to_string(s);
+            if (s == status::in_progress) ASSERT_TRUE(this->until([&] { return conformance::send_done(&pst); }));
+            while ((s = this->nm_->get(1, got.data(), len, rk[1] + goff, rk[0], &gst)) == status::again)
+                this->nm_->progress();
+            ASSERT_TRUE(s == status::ok || s == status::in_progress) << to_string(s);
+            if (s == status::in_progress) ASSERT_TRUE(this->until([&] { return conformance::send_done(&gst); }));
+            EXPECT_EQ(rec().send_failures, 0);
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < len; ++i) bad += got[i] != pattern(goff + i, 11);
+            EXPECT_EQ(bad, 0u) << "get returned wrong bytes";
+            const int done = 1;
+            const nm::iov iov{&done, sizeof done};
+            s = this->send_am(40, nullptr, 0, &iov, 1, &ast);
+            ASSERT_TRUE(s == status::ok || s == status::in_progress);
+            if (s == status::in_progress) ASSERT_TRUE(this->until([&] { return conformance::send_done(&ast); }));
+        } else {
+            ASSERT_TRUE(this->until([&] { return rec().ams.size() == 1; }));
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                const bool in = i >= off && i < off + len;
+                bad += mem[i] != (in ? pattern(i - off, 20) : pattern(i, 11));
+            }
+            EXPECT_EQ(bad, 0u) << "the put's bytes are wrong or it wrote outside its range";
+        }
+        ASSERT_EQ(boot().barrier(), status::ok);
+        this->nm_->mr_release(mr);
+        EXPECT_EQ(mr.handle, nullptr);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

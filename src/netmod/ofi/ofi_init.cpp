@@ -22,11 +22,12 @@ constexpr std::size_t am_buffer_count = 4;
 constexpr std::size_t am_buffer_bytes = 2u << 20;
 constexpr std::size_t am_single_buffers = 64;
 
-fi_info* make_hints(bool want_tagged) {
+fi_info* make_hints(bool want_tagged, bool want_rma) {
     fi_info* h = fi_allocinfo();
     if (!h) return nullptr;
     h->caps = FI_MSG | FI_MULTI_RECV;  // not FI_REMOTE_COMM: the shm provider lacks it
     if (want_tagged) h->caps |= FI_TAGGED;
+    if (want_rma) h->caps |= FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | FI_REMOTE_WRITE;
     // We hand every operation an fi_context2; we do NOT accept FI_BUFFERED_RECV.
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     h->ep_attr->type = FI_EP_RDM;
@@ -70,9 +71,17 @@ status netmod::init(dev::bootstrap& bs) {
     // receives eager data into its own buffer and clamps the copy, so
     // MPI_ERR_TRUNCATE leaves the job usable. Costs one copy of eager data.
     setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
-    fi_info* hints = make_hints(caps.native_tagged);
+    // Native RMA when the provider has it (CH4LITE_OFI_RMA=0: never ask).
+    const bool want_rma = caps.native_rma && util::env_bool("CH4LITE_OFI_RMA", true);
+    fi_info* hints = make_hints(caps.native_tagged, want_rma);
     if (!hints) return status::no_mem;
     int rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    if (rc != 0 && want_rma) {  // a provider without RMA still carries messages
+        fi_freeinfo(hints);
+        hints = make_hints(caps.native_tagged, false);
+        if (!hints) return status::no_mem;
+        rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    }
     // An IP-addressed provider on a one-node job binds to loopback. (Only
     // those: the shm provider reads `node` as its region name.)
     if (rc == 0 && one_node &&
@@ -126,11 +135,14 @@ status netmod::init(dev::bootstrap& bs) {
             }
         }
     }
+    rma_ok_ = want_rma && (info_->caps & FI_RMA) && !(info_->domain_attr->mr_mode & FI_MR_LOCAL);
+    rma_max_ = std::min<std::size_t>(info_->ep_attr->max_msg_size, std::size_t{1} << 30);
     util::verbose("ofi: provider %s, fabric %s, domain %s, inject %zu, iov_limit %zu/%zu (tx/rx), "
-                  "tagged path %s, receives padded to %zu bytes",
+                  "tagged path %s, receives padded to %zu bytes, RMA %s (mr_mode 0x%x)",
                   provider_.c_str(), info_->fabric_attr->name, info_->domain_attr->name,
                   info_->tx_attr->inject_size, info_->tx_attr->iov_limit, info_->rx_attr->iov_limit,
-                  tagged_ok_ ? "used" : caps.native_tagged ? "declined" : "not built", pad_to_);
+                  tagged_ok_ ? "used" : caps.native_tagged ? "declined" : "not built", pad_to_,
+                  rma_ok_ ? "used" : "not used", static_cast<unsigned>(info_->domain_attr->mr_mode));
     if (info_->tx_attr->iov_limit < caps.iov_limit + 1) {
         util::warn("ofi: provider %s allows %zu iov entries, ch4lite needs %zu", provider_.c_str(),
                    info_->tx_attr->iov_limit, caps.iov_limit + 1);
@@ -215,6 +227,34 @@ status netmod::init(dev::bootstrap& bs) {
         return status::io;
     }
     return status::ok;
+}
+
+// Window memory for native RMA. The provider tells (mr_mode) whether peers
+// address it by virtual address or by offset, and whether it picks the key.
+status netmod::mr_register(void* buf, std::size_t n, mem_region& mr) {
+    if (!rma_ok_ || n == 0) return status::unsupported;
+    const int mode = info_->domain_attr->mr_mode;
+    const uint64_t want_key = (mode & FI_MR_PROV_KEY) ? 0 : next_key_++;
+    fid_mr* m = nullptr;
+    int rc = fi_mr_reg(domain_, buf, n, FI_REMOTE_READ | FI_REMOTE_WRITE, 0, want_key, 0, &m, nullptr);
+    if (rc == 0 && (mode & FI_MR_ENDPOINT)) {
+        rc = fi_mr_bind(m, &ep_->fid, 0);
+        if (rc == 0) rc = fi_mr_enable(m);
+    }
+    if (rc != 0) {
+        if (m) fi_close(&m->fid);
+        util::verbose("ofi: cannot register %zu bytes for RMA: %s", n, fi_err(rc));
+        return status::io;
+    }
+    mr.key = fi_mr_key(m);
+    mr.addr = (mode & FI_MR_VIRT_ADDR) ? reinterpret_cast<uint64_t>(buf) : 0;
+    mr.handle = m;
+    return status::ok;
+}
+
+void netmod::mr_release(mem_region& mr) {
+    if (mr.handle) fi_close(&static_cast<fid_mr*>(mr.handle)->fid);
+    mr = mem_region{};
 }
 
 status netmod::post_am_buffer(std::size_t i) {

@@ -6,11 +6,15 @@
 //   - native tagged send/receive: fi_tsend/fi_trecv with the match bits of
 //     ofi_tag.hpp, scatter receives with fi_trecvv (optional services; off
 //     when CH4LITE_FORCE_AM)
+//   - native RMA: fi_writemsg (delivery complete) / fi_readmsg into memory
+//     registered with fi_mr_reg (optional service; off when the provider
+//     lacks FI_RMA or CH4LITE_OFI_RMA=0)
 // Hot paths (isend, irecv, am_send, progress) are inline here.
 #pragma once
 #include <rdma/fabric.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
 #include <cstddef>
@@ -37,6 +41,7 @@ enum class op_kind : uint8_t {
     am_send,      // active message send
     am_buffer,    // multi-receive buffer
     probe,        // FI_PEEK probe
+    rma,          // fi_write / fi_read
 };
 
 struct op_ctx {
@@ -68,7 +73,7 @@ class netmod {
     static constexpr const char* name = "ofi";
     static constexpr capabilities caps{
         .native_tagged = !CH4LITE_FORCE_AM,
-        .native_rma = false,
+        .native_rma = true,  // at run time: rma_usable()
         .am_payload_iov = true,
         .am_ordered = true,  // we require FI_ORDER_SAS
         .iov_limit = 3,      // provider limit 4 minus the header segment
@@ -192,6 +197,29 @@ class netmod {
     bool tagged_usable() const { return tagged_ok_; }
     bool cancel_recv(request_state* st);
 
+    // ---- native RMA (used only when rma_usable()) ---------------------------
+    bool rma_usable() const { return rma_ok_; }
+    std::size_t rma_max() const { return rma_max_; }
+    status mr_register(void* buf, std::size_t n, mem_region& mr);
+    void mr_release(mem_region& mr);
+    // A put completes once the bytes are in the target's memory
+    // (FI_DELIVERY_COMPLETE): the RMA layer's fence relies on it.
+    status put(int peer, const void* buf, std::size_t n, uint64_t raddr, uint64_t key,
+               request_state* st) {
+        struct ::iovec v{const_cast<void*>(buf), n};
+        fi_rma_iov r{raddr, n, key};
+        fi_msg_rma msg{&v, nullptr, 1, static_cast<fi_addr_t>(peer), &r, 1, &st->ctx, 0};
+        st->kind = op_kind::rma;
+        return map(fi_writemsg(ep_, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE), status::in_progress);
+    }
+    status get(int peer, void* buf, std::size_t n, uint64_t raddr, uint64_t key, request_state* st) {
+        struct ::iovec v{buf, n};
+        fi_rma_iov r{raddr, n, key};
+        fi_msg_rma msg{&v, nullptr, 1, static_cast<fi_addr_t>(peer), &r, 1, &st->ctx, 0};
+        st->kind = op_kind::rma;
+        return map(fi_readmsg(ep_, &msg, FI_COMPLETION), status::in_progress);
+    }
+
   private:
     static constexpr std::size_t max_inject = 4096;
 
@@ -234,6 +262,9 @@ class netmod {
     bool multi_recv_ = false; // AM buffers are multi-receive (else one message each)
     bool tagged_ok_ = false;  // native tagged path usable with this provider
     std::size_t tagged_iov_ = 0;  // segments irecvv takes (provider's rx iov_limit)
+    bool rma_ok_ = false;     // the provider does FI_RMA and CH4LITE_OFI_RMA allows it
+    std::size_t rma_max_ = 0; // largest single put / get
+    uint64_t next_key_ = 1;   // requested keys when the provider does not pick them
     // libfabric 1.17's rxm crashes or leaves a stale message behind when it
     // truncates a message it sends by segmentation (SAR, up to
     // FI_OFI_RXM_SAR_LIMIT). So with rxm, a tagged receive of fewer than

@@ -26,6 +26,7 @@ void netmod::on_completion(const fi_cq_tagged_entry& e) {
     switch (oc->kind) {
         case op_kind::tsend:
         case op_kind::am_send:
+        case op_kind::rma:
             dev::nm_send_done(as_state(oc), status::ok);
             return;
         case op_kind::tsend_sync: {
@@ -135,6 +136,10 @@ int netmod::on_cq_error(ssize_t rc) {
         case op_kind::am_send:
         case op_kind::tsend_sync:
             util::warn("ofi: send failed: %s", fi_strerror(err.err));
+            dev::nm_send_done(as_state(oc), status::io);
+            return 1;
+        case op_kind::rma:
+            util::warn("ofi: put/get failed: %s", fi_strerror(err.err));
             dev::nm_send_done(as_state(oc), status::io);
             return 1;
         case op_kind::am_buffer:
