@@ -5,7 +5,9 @@
  * doubles), on Win_create and Win_allocate windows. Plain MPI: it also builds
  * against MPICH and Open MPI. One table per (operation, window flavor):
  * rows "0", "1", "16", "256" (operations of 8 B per epoch) and "1M" (one
- * operation of 1 MiB); metric us_epoch, lower is better.
+ * operation of 1 MiB); metric us_epoch, lower is better. Plus rma_put_sizes
+ * and rma_get_sizes: one operation of 4 KiB .. 256 KiB per epoch on the
+ * Win_allocate window (where ch4lite's transfer paths switch).
  *
  * Method (docs/benchmarks.md): per row, warm up, time a sample, pick the
  * epoch count that fills the time budget (rank 0 decides and tells rank 1),
@@ -106,6 +108,27 @@ int main(int argc, char** argv) {
                 else snprintf(row, sizeof row, "1x1M");
                 const double s = measure((enum op_kind)op, src, peer, nops, bytes, win);
                 bench_emit(table, row, "us_epoch", s * 1e6);
+            }
+        }
+        if (flavor == 1) {
+            /* One put or get per epoch across sizes: where the transfer paths
+             * switch (CH4LITE_RMA_ZCOPY_MIN, _CMA_MIN, _NATIVE_MIN). */
+            static const size_t sizes[] = {4096, 16384, 65536, 262144};
+            for (int op = 0; op < 2; ++op) {
+                char table[64], desc[160];
+                snprintf(table, sizeof table, "rma_%s_sizes", op_names[op]);
+                snprintf(desc, sizeof desc,
+                         "time per fence epoch, one MPI_%s of n bytes into a Win_allocate window, us "
+                         "(lower is better)", op == OP_PUT ? "Put" : "Get");
+                bench_table(table, "bytes", desc);
+                bench_ratio(table, "shm/best-peer", "ch4lite.us_epoch", "min(mpich.us_epoch,ompi.us_epoch)");
+                bench_ratio(table, "net/ompi-ofi", "ch4lite-net.us_epoch", "ompi-ofi.us_epoch");
+                for (int k = 0; k < 4; ++k) {
+                    char row[32];
+                    snprintf(row, sizeof row, "%zuK", sizes[k] / 1024);
+                    const double s = measure((enum op_kind)op, src, peer, 1, sizes[k], win);
+                    bench_emit(table, row, "us_epoch", s * 1e6);
+                }
             }
         }
         MPI_Win_free(&win);

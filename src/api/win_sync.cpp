@@ -38,7 +38,9 @@ int MPI_Win_fence(int assert, MPI_Win win) {
     const status s = rma::fence(*w, assert);
     if (s == status::range)
         CH4_FAIL_WIN(win, MPI_ERR_RMA_RANGE, "%s", w->report.c_str());
-    if (s != status::ok) CH4_FAIL_WIN(win, api::class_of(s), "the fence failed");
+    if (s != status::ok)
+        CH4_FAIL_WIN(win, api::class_of(s), "the fence failed%s%s", w->report.empty() ? "" : ": ",
+                     w->report.c_str());
     return MPI_SUCCESS;
 }
 

@@ -9,6 +9,9 @@
 //      A node peer (same window segment) instead gets one atomic add to its
 //      slot's fence word: arrival + counted messages (+ "I sent messages"),
 //      after r's direct accesses and after r posted its messages to it;
+//      A target of native puts / gets (native.hpp) gets a bare arrival
+//      instead; they go once its own final or arrival is in, and its final
+//      once they completed;
 //   2. progress until every off-node peer's final and every node peer's
 //      arrival is in, everything announced was applied, every reply arrived
 //      and every message left;
@@ -28,6 +31,7 @@
 #include <cstring>
 
 #include "device/comm.hpp"
+#include "rma/native.hpp"
 #include "rma/progress.hpp"
 #include "rma/queue.hpp"
 #include "rma/rma.hpp"
@@ -57,15 +61,6 @@ bool fence_done(win& w, uint64_t& word) noexcept {
            w.inflight == 0;
 }
 
-status post_bare_final(win& w, int t) noexcept {
-    out_msg* m = msg_alloc(&w, w.lpid(t), am_rma_batch);
-    if (!m) return status::no_mem;
-    const batch_hdr h{w.comm->context_id, w.epoch, 0, bf_final | bf_bare, 0, w.rank(), 0};
-    std::memcpy(m->hdr, &h, sizeof h);
-    m->hlen = sizeof h;
-    return post(m);
-}
-
 bool node_peer(const win& w, int t) noexcept {
     return w.my_slot && w.slot_of[static_cast<std::size_t>(t)];
 }
@@ -82,7 +77,7 @@ status issue(win& w, bool& sent) noexcept {
         target_q& q = w.tq[static_cast<std::size_t>(t)];
         out_msg* last = nullptr;
         for (out_msg* m = q.msgs.front(); m; m = q.msgs.next(m)) last = m;
-        if (last && !node_peer(w, t)) {
+        if (last && !node_peer(w, t) && !q.native) {  // else: the final after them
             batch_hdr h;
             std::memcpy(&h, last->hdr, sizeof h);
             h.flags |= bf_final;
@@ -94,13 +89,14 @@ status issue(win& w, bool& sent) noexcept {
             const status ps = post(m);
             if (s == status::ok) s = ps;
         }
+        if (q.native && s == status::ok) s = post_bare(w, t, false, 0);
         if (s != status::ok && result == status::ok) result = s;
     }
     for (int t = 0; t < w.nranks(); ++t) {
         if (t == me || node_peer(w, t)) continue;
         const target_q& q = w.tq[static_cast<std::size_t>(t)];
-        if (q.active && q.counted) continue;
-        const status s = post_bare_final(w, t);
+        if (q.active && (q.counted || q.native)) continue;
+        const status s = post_bare(w, t, true, 0);
         if (s != status::ok && result == status::ok) result = s;
     }
     // Release: my direct accesses and the posting of my messages come first.
@@ -125,6 +121,7 @@ void advance(win& w, bool ready) noexcept {
     w.ready = ready ? w.epoch : ~0u;
     w.received = w.expected = w.finals = 0;
     w.ops = 0;
+    w.nat.clear();
     w.error = status::ok;
     w.error_text.clear();
     for (int t : w.active) {
@@ -132,6 +129,7 @@ void advance(win& w, bool ready) noexcept {
         q.active = false;
         q.counted = 0;
         q.direct = false;
+        q.native = 0;
     }
     w.active.clear();
     // Node peers may access our memory directly from now on (their
@@ -173,6 +171,7 @@ void handle_batch(win& w, int src_world, const batch_hdr& h, const void* payload
         (void)replies_flush(w, h.src);
         ++w.received;
     }
+    if (h.flags & (bf_final | bf_arrive)) w.entered[static_cast<std::size_t>(h.src)] = w.epoch;
     if (h.flags & bf_final) {
         ++w.finals;
         w.expected += h.total;
@@ -187,6 +186,16 @@ bool load(H& h, const void* hdr, std::size_t hlen) noexcept {
 }
 
 }  // namespace
+
+status post_bare(win& w, int t, bool final, uint32_t total) noexcept {
+    out_msg* m = msg_alloc(&w, w.lpid(t), am_rma_batch);
+    if (!m) return status::no_mem;
+    const auto flags = static_cast<uint16_t>(bf_bare | (final ? bf_final : bf_arrive));
+    const batch_hdr h{w.comm->context_id, w.epoch, total, flags, 0, w.rank(), 0};
+    std::memcpy(m->hdr, &h, sizeof h);
+    m->hlen = sizeof h;
+    return post(m);
+}
 
 void wait_epoch(win& w, int t) noexcept {
     std::atomic_ref<uint32_t> e(w.slot_of[static_cast<std::size_t>(t)]->epoch);
@@ -203,10 +212,13 @@ status fence(win& w, int assert) noexcept {
         w.access = !(assert & MPI_MODE_NOSUCCEED);
         return status::ok;
     }
+    w.report.clear();
     bool sent = false;
     status s = issue(w, sent);
     uint64_t word = 0;
-    wait_until([&] { return fence_done(w, word); });
+    // Native puts and gets go once their target entered this fence; the
+    // finals they hold back follow their completion (native.hpp).
+    wait_until([&] { return (w.nat_left == 0 || native_step(w)) && fence_done(w, word); });
     if (s == status::ok && w.error != status::ok) {
         s = w.error;
         w.report = w.error_text;

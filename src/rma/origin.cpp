@@ -11,7 +11,8 @@
 // their pieces go zero copy from the user's buffer. Large puts and gets to
 // a node peer of a Win_create window (contiguous, or derived with large
 // pieces) are one copy by cross-memory attach at the call, when the kernel
-// lets us.
+// lets us. Large contiguous puts and gets to peers the netmod reaches use
+// its native RMA when it has one (native.hpp).
 #include <sys/uio.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 
 #include "dame/dame.hpp"
 #include "device/op.hpp"
+#include "rma/native.hpp"
 #include "rma/pools.hpp"
 #include "rma/queue.hpp"
 #include "rma/rma.hpp"
@@ -307,6 +309,7 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
         return status::ok;
     }
     if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, true, total)) return status::ok;
+    if (fits(w, ts) && native_record(w, o, ts, total, true)) return status::ok;
     if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {
         const std::size_t piece = batch_limit(w, ts.rank) - sizeof(rec);
         const auto* src = static_cast<const std::byte*>(o.buf) + o.t->true_lb();
@@ -349,6 +352,7 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
         return status::ok;
     }
     if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, false, total)) return status::ok;
+    if (fits(w, ts) && native_record(w, o, ts, total, false)) return status::ok;
     op* slot = new_slot(w, o, total);
     if (!slot) return status::no_mem;
     const rec_desc d{rk_get, 0, 0, 0, nullptr, slot, 1};

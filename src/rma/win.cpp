@@ -12,11 +12,13 @@
 #include "device/coll.hpp"
 #include "device/comm.hpp"
 #include "device/comm_create.hpp"
+#include "rma/native.hpp"
 #include "rma/pools.hpp"
 #include "rma/progress.hpp"
 #include "rma/rma.hpp"
 #include "rma/win_internal.hpp"
 #include "util/handle_table.hpp"
+#include "util/log.hpp"
 
 namespace ch4lite::rma {
 
@@ -55,6 +57,7 @@ status begin(win* w, dev::comm& c) noexcept {
     w->direct_base.assign(n, nullptr);
     w->slot_of.assign(n, nullptr);
     w->peers.resize(n);
+    w->entered.assign(n, ~0u);
     return status::ok;
 }
 
@@ -74,6 +77,7 @@ status finish(win* w, peer_info mine) noexcept {
 }
 
 void destroy(win* w) noexcept {
+    native_release(w);
     if (w->comm) {
         const uint32_t ctx = w->comm->context_id;
         if (ctx < g_by_ctx.size() && g_by_ctx[ctx] == w) g_by_ctx[ctx] = nullptr;
@@ -97,8 +101,9 @@ status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c,
     status s = begin(w, c);
     int32_t node_idx = -1;
     if (s == status::ok) (void)node_segment(w, false, node_idx);  // slots only
-    const peer_info mine{reinterpret_cast<uint64_t>(base), size, disp_unit,
-                         static_cast<int32_t>(::getpid()), -1};
+    peer_info mine{reinterpret_cast<uint64_t>(base), size, disp_unit,
+                   static_cast<int32_t>(::getpid()), -1, 0, 0, 0, 0};
+    if (s == status::ok) native_register(w, mine);
     if (s == status::ok) s = finish(w, mine);
     if (s == status::ok) map_node_peers(w);
     if (s != status::ok) {
@@ -132,8 +137,9 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
         }
         w->base = static_cast<std::byte*>(w->heap);
     }
-    const peer_info mine{reinterpret_cast<uint64_t>(w->base), size, disp_unit,
-                         static_cast<int32_t>(::getpid()), shm_off};
+    peer_info mine{reinterpret_cast<uint64_t>(w->base), size, disp_unit,
+                   static_cast<int32_t>(::getpid()), shm_off, 0, 0, 0, 0};
+    if (mem == status::ok) native_register(w, mine);
     s = finish(w, mine);
     if (s == status::ok) s = mem;
     if (s == status::ok) map_node_peers(w);
@@ -151,6 +157,8 @@ status win_free(win* w) noexcept {
     // write our memory: drain, then synchronize the members.
     wait_until([w] { return w->inflight == 0; });
     const status s = dev::coll_barrier(*w->comm);
+    util::verbose("rma: window freed (%llu native puts/gets issued by this process so far)",
+                  static_cast<unsigned long long>(native_ops_issued()));
     destroy(w);
     return s;
 }

@@ -40,6 +40,10 @@ struct peer_info {
     int64_t disp_unit;
     int32_t pid;
     int32_t shm_off; // Win_allocate in a node segment: page index in it; -1 = none
+    uint64_t rkey;   // native RMA (native.hpp): the key of its registered memory
+    uint64_t raddr;  // and what its puts / gets add the byte offset to
+    uint32_t native; // 1: registered
+    uint32_t pad;
 };
 
 // A node segment's per-member slot (one cache line): the epoch the member
@@ -64,6 +68,18 @@ struct target_q {
     uint32_t counted = 0;   // counted messages cut this epoch
     bool active = false;    // listed in win::active
     bool direct = false;    // direct (shared-memory) accesses wait for its enter
+    uint32_t native = 0;    // native puts / gets to it not yet complete (its final waits)
+};
+
+// A native put or get of this epoch (native.hpp), issued in the fence.
+struct native_op {
+    int target;
+    uint8_t state = 0;      // 0 recorded, 1 issued, 2 done
+    bool write = false;
+    void* local = nullptr;
+    uint64_t len = 0;
+    uint64_t raddr = 0;
+    dev::request* req = nullptr;
 };
 
 // A reply slot (pool object): where a get's, get_accumulate's or CAS's
@@ -117,9 +133,15 @@ class win {
     std::vector<int> active;   // targets with something this epoch
     uint32_t pending_resp = 0;
     uint32_t inflight = 0;     // out_msgs of this window not yet gone
+    std::vector<native_op> nat;  // native puts / gets of this epoch
+    uint32_t nat_left = 0;       // of them, not yet complete
+    nm::mem_region mr;           // my registered window memory (native RMA)
 
     // ---- target side
     uint32_t received = 0, expected = 0, finals = 0;
+    // Per origin: the last epoch whose closing fence it entered (its final
+    // or bf_arrive came): it left the fence before, native.hpp.
+    std::vector<uint32_t> entered;
     std::vector<future_msg> future;
     std::vector<buffer> replies;   // per origin rank: replies being gathered
     std::vector<uint32_t> reply_recs;

@@ -24,6 +24,10 @@ void map_node_peers(win* w) noexcept;
 // Waits (with progress) until node peer t has left the previous fence.
 void wait_epoch(win& w, int t) noexcept;
 
+// Posts a bare message to off-node peer t: the final of this epoch with
+// `total` counted messages (final), or the arrival without it (native.hpp).
+status post_bare(win& w, int t, bool final, uint32_t total) noexcept;
+
 // Fence words (node_slot::sync): every node peer adds, once per
 // synchronizing fence, sync_arrive + the number of counted messages it sent
 // to the slot's owner this epoch (+ sync_sender when it sent a counted

@@ -7,6 +7,8 @@
 //                  aligned. The origin's last message of an epoch to a target
 //                  carries bf_final and the number of counted messages it sent
 //                  there; a target with nothing to receive gets a bare final.
+//                  A target of native puts / gets first gets a bare
+//                  bf_arrive, and the final once they completed (native.hpp).
 //   am_rma_resp    target -> origin: replies (get data, old values, CAS),
 //                  many per message: resp_rec + data, 8-byte aligned.
 //   am_rma_resp_data  target -> origin: one piece of a large contiguous get,
@@ -35,6 +37,9 @@ static_assert(am_rma_resp_data <= dev::am_rma_last);
 enum batch_flags : uint16_t {
     bf_final = 1u << 0,  // `total` = counted messages the origin sent this epoch
     bf_bare = 1u << 1,   // no records: a final alone, not counted itself
+    // (bare) the origin entered the closing fence of `epoch`; its final
+    // follows once its native puts / gets to this target completed
+    bf_arrive = 1u << 2,
 };
 
 struct batch_hdr {
