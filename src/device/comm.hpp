@@ -26,6 +26,9 @@ class comm {
     rank_map map;
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     int refs = 1;           // user handles (MPI_Comm_free drops one)
+    // Every member is reached through shm: 1 yes, 0 no, -1 not known yet
+    // (collectives compute it on first use; members never change).
+    int8_t all_local = -1;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
 
