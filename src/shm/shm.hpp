@@ -74,15 +74,18 @@ class transport {
     }
 
     // One AM whose payload is bytes [offset, offset + len) of the packed
-    // stream of (t, buf, count), packed by DAME straight into the ring.
+    // stream of (t, buf, count), packed by DAME straight into the ring; from
+    // the ring's stream_min on, packed in cache first and streamed into the
+    // ring (the reason is stream_copy's).
     status am_send_packed(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
                           const dame::type& t, const void* buf, int64_t count, int64_t offset,
                           std::size_t len) noexcept {
-        return tx_send_fill(
-            tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])], handler,
-            hdr, hlen, len, [&](std::byte* dst) noexcept {
-                (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
-            });
+        tx_ring& tx = tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
+        if (len >= tx.stream_min)
+            return am_send_packed_streamed(tx, handler, hdr, hlen, t, buf, count, offset, len);
+        return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
+            (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
+        });
     }
 
     int progress() noexcept {
@@ -141,6 +144,9 @@ class transport {
 
   private:
     int drain(uint32_t i) noexcept;  // out of line: dispatch what ring i holds
+    status am_send_packed_streamed(tx_ring& tx, uint8_t handler, const void* hdr, std::size_t hlen,
+                                   const dame::type& t, const void* buf, int64_t count,
+                                   int64_t offset, std::size_t len) noexcept;
     status create_or_attach(dev::bootstrap& bs, const std::vector<int>& locals,
                             std::string& error);
     void setup_rings();

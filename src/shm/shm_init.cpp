@@ -23,6 +23,7 @@
 #include "shm/shm.hpp"
 #include "util/env.hpp"
 #include "util/log.hpp"
+#include "util/pool_buffer.hpp"
 
 namespace ch4lite::shm {
 
@@ -305,6 +306,21 @@ status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src
         return status::ok;
     }
     return cma::readv(pid_of_[i], dst, niov, src, n);
+}
+
+status transport::am_send_packed_streamed(tx_ring& tx, uint8_t handler, const void* hdr,
+                                          std::size_t hlen, const dame::type& t, const void* buf,
+                                          int64_t count, int64_t offset, std::size_t len) noexcept {
+    util::scratch tmp;
+    std::byte* s = tmp.get(len);
+    if (!s)  // no staging memory: pack straight into the ring
+        return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
+            (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
+        });
+    (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), s);
+    const nm::iov v{s, len};
+    return tx_send_fill(tx, handler, hdr, hlen, len,
+                        [&](std::byte* dst) noexcept { copy_iov(dst, &v, 1, tx.stream_min); });
 }
 
 std::string transport::describe() const {
