@@ -90,6 +90,7 @@ status coll_exscan(const void* sbuf, void* rbuf, int64_t count, const reduction&
 struct coll_tuning {
     std::size_t bcast_long = 128 * 1024;      // scatter + allgather from here (p >= 3)
     std::size_t bcast_flat = SIZE_MAX;        // root to all from here, every rank on the node
+    std::size_t bcast_stage = SIZE_MAX;       // through the staging segment from here (same)
     std::size_t allreduce_long = 64 * 1024;   // reduce-scatter + allgather from here
     std::size_t allreduce_direct = 256;       // one-step exchange up to here (p <= 8)
     std::size_t reduce_long = 64 * 1024;      // reduce-scatter + gather from here

@@ -11,6 +11,7 @@
 
 #include "device/coll.hpp"
 #include "device/coll_p2p.hpp"
+#include "device/coll_stage.hpp"
 #include "device/device.hpp"
 
 namespace ch4lite::dev {
@@ -128,6 +129,8 @@ status bcast_scatter_allgather(std::byte* buf, std::size_t n, int root, comm& c)
 status coll_bcast(void* buf, std::size_t n, int root, comm& c) noexcept {
     if (c.size == 1) return coll::finish(status::ok);
     auto* b = static_cast<std::byte*>(buf);
+    if (n >= g_coll.bcast_stage && all_local(c) && stage_usable(c))
+        return coll::finish(bcast_staged(b, n, root, c));
     if (n >= g_coll.bcast_flat && all_local(c)) return coll::finish(bcast_flat(b, n, root, c));
     if (n >= g_coll.bcast_long && c.size >= 3 && n >= static_cast<std::size_t>(c.size))
         return coll::finish(bcast_scatter_allgather(b, n, root, c));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Collective algorithm switch points from the environment (read once, at
-// MPI_Init): CH4LITE_COLL_BCAST_LONG, _BCAST_FLAT, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT, _REDUCE_LONG,
+// MPI_Init): CH4LITE_COLL_BCAST_LONG, _BCAST_FLAT, _BCAST_STAGE, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT, _REDUCE_LONG,
 // _ALLGATHER_LONG, _ALLTOALL_LONG (bytes, K/M suffixes) and
 // CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
 #include <algorithm>
@@ -32,13 +32,20 @@ void coll_init() noexcept {
     // There a large Bcast among ranks of one node also goes from the root
     // to every rank at once (bcast_flat): each receiver reads the root's
     // buffer by single copy as soon as it runs, none waits for a parent.
+    // Better still, through the communicator's staging segment
+    // (bcast_stage, coll_stage.hpp): plain copies instead of the kernel's
+    // single copy; 3 and 4 ranks on 2 cores, 256 KiB: 28-32 -> 13 us and
+    // 53-55 -> 21 us; 1 MiB: 102-105 -> 53-75 and 184-187 -> 76 us. On 2
+    // ranks with a core each it lost (32 KiB 2.1 -> 3.7 us), so only here.
     if (g_dev.oversubscribed) {
+        d.bcast_stage = 32 * 1024;
         d.bcast_flat = 32 * 1024;
         d.bcast_long = std::numeric_limits<std::size_t>::max();
         d.alltoall_long = std::numeric_limits<std::size_t>::max();
     }
     g_coll.bcast_long = bytes_param("CH4LITE_COLL_BCAST_LONG", d.bcast_long);
     g_coll.bcast_flat = bytes_param("CH4LITE_COLL_BCAST_FLAT", d.bcast_flat);
+    g_coll.bcast_stage = bytes_param("CH4LITE_COLL_BCAST_STAGE", d.bcast_stage);
     g_coll.allreduce_long = bytes_param("CH4LITE_COLL_ALLREDUCE_LONG", d.allreduce_long);
     g_coll.allreduce_direct = bytes_param("CH4LITE_COLL_ALLREDUCE_DIRECT", d.allreduce_direct);
     g_coll.reduce_long = bytes_param("CH4LITE_COLL_REDUCE_LONG", d.reduce_long);

@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "device/attr.hpp"
@@ -16,6 +17,13 @@
 #include "util/handle_table.hpp"
 
 namespace ch4lite::dev {
+
+// A communicator's staging segment for collectives on one node
+// (device/coll_stage.hpp); freed with the communicator.
+struct coll_stage;
+struct coll_stage_deleter {
+    void operator()(coll_stage* s) const noexcept;
+};
 
 class comm {
   public:
@@ -29,6 +37,10 @@ class comm {
     // Every member is reached through shm: 1 yes, 0 no, -1 not known yet
     // (collectives compute it on first use; members never change).
     int8_t all_local = -1;
+    // Staging segment: 1 usable, 0 not, -1 not tried (collectively, on the
+    // first collective that wants it).
+    int8_t stage_state = -1;
+    std::unique_ptr<coll_stage, coll_stage_deleter> stage;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
 
