@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "device/coll_stage.hpp"
 
-#include <sys/random.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
-#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -32,13 +28,6 @@ struct slot_hdr {
 };
 constexpr std::size_t hdr_bytes = (slots * sizeof(slot_hdr) + page - 1) / page * page;
 constexpr std::size_t seg_bytes = hdr_bytes + slots * chunk;
-
-uint64_t random64() noexcept {
-    uint64_t v = 0;
-    if (::getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v))
-        v = static_cast<uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ull ^ reinterpret_cast<uint64_t>(&v);
-    return v;
-}
 
 }  // namespace
 
@@ -66,13 +55,8 @@ bool stage_usable(comm& c) noexcept {
     status s = st ? status::again : status::no_mem;
     // Round 1: rank 0 creates the segment and tells its name.
     if (c.rank == 0 && st) {
-        for (int attempt = 0; attempt < 16 && s == status::again; ++attempt) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "/ch4lite-%u-%016" PRIx64 "-c%016" PRIx64,
-                          static_cast<unsigned>(::getuid()), g_dev.boot.job_key(), random64());
-            s = shm::segment::create(buf, seg_bytes, st->seg, why);
-            if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", buf);
-        }
+        s = shm::segment::create_unique(g_dev.boot.job_key(), 'c', seg_bytes, st->seg, why);
+        if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", st->seg.name().c_str());
     }
     if (coll_allgather(v.data(), sizeof(info), c) != status::ok) return false;
     if (c.rank != 0 && st)

@@ -13,11 +13,9 @@
 // aligned, in comm-rank order. Collective over the window's communicator;
 // if any member of a node cannot create or attach, that node's members use
 // private memory and fence messages.
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <atomic>
-#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -42,13 +40,6 @@ struct node_info {  // allgathered
     int32_t ok;     // second round: attached
     char name[64];  // second round: the creator's segment name
 };
-
-uint64_t random64() noexcept {
-    uint64_t v = 0;
-    if (::getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v))
-        v = static_cast<uint64_t>(::getpid()) * 0x9e3779b97f4a7c15ull ^ reinterpret_cast<uint64_t>(&v);
-    return v;
-}
 
 bool enabled() noexcept {
     static const bool on = util::env_bool("CH4LITE_RMA_SHM", true);
@@ -80,17 +71,9 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     const bool creator = locals.front() == me;
     std::string why;
     status s = status::ok;
-    std::string name;
     if (locals.size() > 1 && locals.size() <= sync_max_local && creator) {
-        s = status::again;
-        for (int attempt = 0; attempt < 16 && s == status::again; ++attempt) {
-            char buf[64];
-            std::snprintf(buf, sizeof buf, "/ch4lite-%u-%016" PRIx64 "-w%016" PRIx64,
-                          static_cast<unsigned>(::getuid()), dev::g_dev.boot.job_key(), random64());
-            name = buf;
-            s = shm::segment::create(name, total, w->seg, why);
-        }
-        if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", name.c_str());
+        s = shm::segment::create_unique(dev::g_dev.boot.job_key(), 'w', total, w->seg, why);
+        if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", w->seg.name().c_str());
     }
     // Round 2: the creators' names.
     mine.ok = 1;

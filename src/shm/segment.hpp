@@ -13,11 +13,15 @@
 //    on any failure), so a crash leaves nothing in /dev/shm.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "util/status.hpp"
 
 namespace ch4lite::shm {
+
+// 64 random bits for segment names (getrandom; clock and pid if it fails).
+uint64_t random64() noexcept;
 
 class segment {
   public:
@@ -33,6 +37,12 @@ class segment {
     // again: the name exists; io: any other failure (`error` says which).
     static status create(const std::string& name, std::size_t bytes, segment& out,
                          std::string& error);
+    // create() under "/ch4lite-<uid>-<job key>-<tag><16 random hex digits>"
+    // (mpiexec removes ch4lite-<uid>-<job key>-* of a killed job), a fresh
+    // random part for each of up to 16 names that exist already; the name
+    // is out.name().
+    static status create_unique(uint64_t job_key, char tag, std::size_t bytes, segment& out,
+                                std::string& error);
     // Opens and maps an existing object after the ownership/mode/size checks.
     static status attach(const std::string& name, std::size_t bytes, segment& out,
                          std::string& error);

@@ -9,7 +9,6 @@
 //   3. the creator unlinks the name (everyone attached or gave up), and
 //      each rank probes CMA to every local peer.
 // If any local rank failed, the node's ranks all use the netmod instead.
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,20 +38,6 @@ struct published {
     uint64_t cookie;
     char name[96];
 };
-
-uint64_t random64() {
-    uint64_t v = 0;
-    ssize_t n;
-    do n = ::getrandom(&v, sizeof v, 0);
-    while (n < 0 && errno == EINTR);
-    if (n != static_cast<ssize_t>(sizeof v)) {
-        timespec ts{};
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        v ^= static_cast<uint64_t>(ts.tv_nsec) * 0x9e3779b97f4a7c15ull ^
-             static_cast<uint64_t>(::getpid()) << 32 ^ static_cast<uint64_t>(ts.tv_sec);
-    }
-    return v;
-}
 
 uint64_t pow2_floor(uint64_t v) { return v ? uint64_t{1} << (63 - __builtin_clzll(v)) : 1; }
 
