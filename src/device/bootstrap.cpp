@@ -5,18 +5,16 @@
 #include "device/bootstrap.hpp"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include "device/pmi_client.hpp"
 #include "util/log.hpp"
 #include "util/pmi_wire.hpp"
+#include "util/random.hpp"
 
 namespace ch4lite::dev {
 
@@ -66,17 +64,7 @@ uint64_t make_job_key() {
         if (ec == std::errc() && p == e && e - k <= 16) return v;
         util::warn("ignoring CH4LITE_JOB_KEY=%s: not a 64-bit hex number", k);
     }
-    uint64_t v = 0;
-    ssize_t n;
-    do n = ::getrandom(&v, sizeof v, 0);
-    while (n < 0 && errno == EINTR);
-    if (n != static_cast<ssize_t>(sizeof v)) {
-        timespec ts{};
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        v ^= static_cast<uint64_t>(ts.tv_nsec) << 20 ^ static_cast<uint64_t>(ts.tv_sec) ^
-             static_cast<uint64_t>(::getpid()) << 40;
-    }
-    return v;
+    return util::random64();
 }
 
 }  // namespace

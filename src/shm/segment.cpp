@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +10,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
+
+#include "util/random.hpp"
 
 namespace ch4lite::shm {
 
@@ -85,27 +85,13 @@ segment& segment::operator=(segment&& o) noexcept {
     return *this;
 }
 
-uint64_t random64() noexcept {
-    uint64_t v = 0;
-    ssize_t n;
-    do n = ::getrandom(&v, sizeof v, 0);
-    while (n < 0 && errno == EINTR);
-    if (n != static_cast<ssize_t>(sizeof v)) {
-        timespec ts{};
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        v ^= static_cast<uint64_t>(ts.tv_nsec) * 0x9e3779b97f4a7c15ull ^
-             static_cast<uint64_t>(::getpid()) << 32 ^ static_cast<uint64_t>(ts.tv_sec);
-    }
-    return v;
-}
-
 status segment::create_unique(uint64_t job_key, char tag, std::size_t bytes, segment& out,
                               std::string& error) {
     status s = status::again;
     for (int attempt = 0; attempt < 16 && s == status::again; ++attempt) {
         char buf[80];
         std::snprintf(buf, sizeof buf, "/ch4lite-%u-%016" PRIx64 "-%c%016" PRIx64,
-                      static_cast<unsigned>(::getuid()), job_key, tag, random64());
+                      static_cast<unsigned>(::getuid()), job_key, tag, util::random64());
         s = create(buf, bytes, out, error);
     }
     return s;

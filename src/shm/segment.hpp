@@ -20,9 +20,6 @@
 
 namespace ch4lite::shm {
 
-// 64 random bits for segment names (getrandom; clock and pid if it fails).
-uint64_t random64() noexcept;
-
 class segment {
   public:
     segment() = default;

@@ -23,6 +23,7 @@
 #include "util/env.hpp"
 #include "util/log.hpp"
 #include "util/pool_buffer.hpp"
+#include "util/random.hpp"
 
 namespace ch4lite::shm {
 
@@ -65,7 +66,7 @@ std::string segment_name(uint64_t job_key, int creator, int attempt) {
                       job_key, creator);
     else
         std::snprintf(buf, sizeof buf, "/ch4lite-%u-%016" PRIx64 "-%016" PRIx64,
-                      static_cast<unsigned>(::getuid()), job_key, random64());
+                      static_cast<unsigned>(::getuid()), job_key, util::random64());
     return buf;
 }
 
@@ -109,7 +110,7 @@ status transport::create_or_attach(dev::bootstrap& bs, const std::vector<int>& l
     geometry g;
     if (n > 1 && creator) {
         g = choose_geometry(n);
-        cookie_ = random64();
+        cookie_ = util::random64();
         status s = status::again;
         for (int attempt = 0; attempt < 16 && s == status::again; ++attempt) {
             const std::string name = segment_name(bs.job_key(), world_rank_, attempt);
@@ -296,16 +297,16 @@ status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src
 status transport::am_send_packed_streamed(tx_ring& tx, uint8_t handler, const void* hdr,
                                           std::size_t hlen, const dame::type& t, const void* buf,
                                           int64_t count, int64_t offset, std::size_t len) noexcept {
+    // Packed only once the ring has room (fill runs then), so a full ring
+    // costs no packing; without staging memory, straight into the ring.
     util::scratch tmp;
     std::byte* s = tmp.get(len);
-    if (!s)  // no staging memory: pack straight into the ring
-        return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
-            (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
-        });
-    (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), s);
-    const nm::iov v{s, len};
-    return tx_send_fill(tx, handler, hdr, hlen, len,
-                        [&](std::byte* dst) noexcept { copy_iov(dst, &v, 1, tx.stream_min); });
+    return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
+        (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), s ? s : dst);
+        if (!s) return;
+        const nm::iov v{s, len};
+        copy_iov(dst, &v, 1, tx.stream_min);
+    });
 }
 
 std::string transport::describe() const {
