@@ -41,8 +41,8 @@ struct coll_stage {
 void coll_stage_deleter::operator()(coll_stage* s) const noexcept { delete s; }
 
 bool stage_usable(comm& c) noexcept {
-    if (c.stage_state >= 0) return c.stage_state == 1;
-    c.stage_state = 0;
+    if (c.stage_tried) return c.stage != nullptr;
+    c.stage_tried = true;
     struct info {
         int32_t ok;
         char name[60];
@@ -74,7 +74,6 @@ bool stage_usable(comm& c) noexcept {
     st->hdr = reinterpret_cast<slot_hdr*>(st->seg.base());
     st->data = st->seg.base() + hdr_bytes;
     c.stage = std::move(st);
-    c.stage_state = 1;
     return true;
 }
 

@@ -37,9 +37,9 @@ class comm {
     // Every member is reached through shm: 1 yes, 0 no, -1 not known yet
     // (collectives compute it on first use; members never change).
     int8_t all_local = -1;
-    // Staging segment: 1 usable, 0 not, -1 not tried (collectively, on the
-    // first collective that wants it).
-    int8_t stage_state = -1;
+    // Staging segment, set up (collectively) by the first collective that
+    // wants it; null when that failed or was never tried (stage_tried).
+    bool stage_tried = false;
     std::unique_ptr<coll_stage, coll_stage_deleter> stage;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
