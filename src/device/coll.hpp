@@ -92,10 +92,12 @@ struct coll_tuning {
     std::size_t bcast_flat = SIZE_MAX;        // root to all from here, every rank on the node
     std::size_t bcast_stage = SIZE_MAX;       // through the staging segment from here (same)
     std::size_t allreduce_long = 64 * 1024;   // reduce-scatter + allgather from here
+    std::size_t allreduce_stage = SIZE_MAX;   // staged exchange from here, every rank on the node
     std::size_t allreduce_direct = 256;       // one-step exchange up to here (p <= 8)
     std::size_t reduce_long = 64 * 1024;      // reduce-scatter + gather from here
     std::size_t allgather_long = 64 * 1024;   // ring from here (total bytes)
     std::size_t alltoall_long = 32 * 1024;    // pairwise exchange from here (per block)
+    std::size_t alltoall_stage = SIZE_MAX;    // staged exchange from here (same)
     int alltoall_window = 32;                 // peers in flight in the scattered alltoall
 };
 extern coll_tuning g_coll;

@@ -21,6 +21,7 @@
 #include "device/coll.hpp"
 #include "device/coll_p2p.hpp"
 #include "device/coll_rsag.hpp"
+#include "device/coll_stage.hpp"
 #include "util/pool_buffer.hpp"
 
 namespace ch4lite::dev {
@@ -117,6 +118,9 @@ status coll_allreduce(const void* sbuf, void* rbuf, int64_t count, const reducti
     const std::size_t bytes = static_cast<std::size_t>(count) * op.elem;
     if (sbuf && bytes) std::memcpy(r, sbuf, bytes);
     if (c.size == 1 || count == 0) return coll::finish(status::ok);
+    if (bytes >= g_coll.allreduce_stage && all_local(c) && stage_usable(c) && op.elem <= stage_box_bytes(c) &&
+        stage_box_bytes(c) > 0)
+        return coll::finish(allreduce_staged(r, count, op, c));
     if (bytes <= g_coll.allreduce_direct && c.size <= 8) return coll::finish(allreduce_direct(r, count, op, c));
     if (op.commutative && bytes >= g_coll.allreduce_long && coll::rsag::usable(count, c)) {
         coll::rsag plan(count, op, c, coll::tag_allreduce);

@@ -12,6 +12,7 @@
 
 #include "device/coll.hpp"
 #include "device/coll_p2p.hpp"
+#include "device/coll_stage.hpp"
 #include "util/pool_buffer.hpp"
 
 namespace ch4lite::dev {
@@ -54,6 +55,9 @@ status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexc
         std::memcpy(t, r, total);
         s = t;
     }
+    if (n >= g_coll.alltoall_stage && all_local(c) && stage_usable(c) &&
+        stage_box_bytes(c) / static_cast<std::size_t>(p) >= 64)
+        return coll::finish(alltoall_staged(s, r, n, c));
     std::byte* d = desc.get(static_cast<std::size_t>(p) * (sizeof(cblock) + sizeof(block)));
     if (!d) return coll::finish(status::no_mem);
     auto* sb = reinterpret_cast<cblock*>(d);

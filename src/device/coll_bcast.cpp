@@ -50,18 +50,6 @@ status bcast_flat(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
     return q.wait();
 }
 
-bool all_local(comm& c) noexcept {
-    if (__builtin_expect(c.all_local < 0, 0)) {
-        c.all_local = 1;
-        for (int r = 0; r < c.size; ++r)
-            if (!g_dev.shm.local(c.lpid(r))) {
-                c.all_local = 0;
-                break;
-            }
-    }
-    return c.all_local != 0;
-}
-
 // Bytes [lo, hi) of segments [first, last) of an n-byte message cut in
 // segments of `seg` bytes (the last ones may be short or empty).
 struct range {

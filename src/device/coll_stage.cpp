@@ -9,8 +9,10 @@
 #include <vector>
 
 #include "device/coll.hpp"
+#include "device/coll_p2p.hpp"
 #include "device/device.hpp"
 #include "device/progress.hpp"
+#include "shm/ring.hpp"
 #include "shm/segment.hpp"
 #include "util/log.hpp"
 
@@ -27,7 +29,37 @@ struct slot_hdr {
     alignas(64) uint64_t done;
 };
 constexpr std::size_t hdr_bytes = (slots * sizeof(slot_hdr) + page - 1) / page * page;
-constexpr std::size_t seg_bytes = hdr_bytes + slots * chunk;
+constexpr std::size_t bcast_bytes = slots * chunk;
+
+// Staged exchange rounds (Alltoall, Allreduce): per member, the last round
+// it filled its box in (`filled`, with the byte count of the call in its
+// first round, `bytes`) and the last round it finished reading (`used`).
+struct xline {
+    alignas(64) uint64_t filled;
+    uint64_t bytes;
+    alignas(64) uint64_t used;
+};
+
+std::size_t round_up(std::size_t n) { return (n + page - 1) / page * page; }
+
+// Box bytes per member and half: 2 MiB / p, at least 64 KiB, at most 512 KiB
+// (so 4 MiB of boxes for 4..32 members); none unless a staged exchange is
+// switched on (the pages are reserved at creation).
+std::size_t box_for(int p) {
+    if (g_coll.allreduce_stage == SIZE_MAX && g_coll.alltoall_stage == SIZE_MAX) return 0;
+    const std::size_t b = (std::size_t{2} << 20) / static_cast<std::size_t>(p);
+    return std::clamp<std::size_t>(b / page * page, 64 * 1024, 512 * 1024);
+}
+
+struct layout {
+    std::size_t xctl, bcast, boxes, total;
+    explicit layout(int p) {
+        xctl = hdr_bytes;
+        bcast = xctl + round_up(static_cast<std::size_t>(p) * sizeof(xline));
+        boxes = bcast + bcast_bytes;
+        total = boxes + 2 * static_cast<std::size_t>(p) * box_for(p);
+    }
+};
 
 }  // namespace
 
@@ -36,9 +68,32 @@ struct coll_stage {
     slot_hdr* hdr = nullptr;
     std::byte* data = nullptr;
     uint64_t next = 0;  // number of the next chunk (every member counts alike)
+    xline* x = nullptr;
+    std::byte* boxes = nullptr;
+    std::size_t box = 0;  // bytes per member and half
+    uint64_t round = 0;   // the last exchange round (every member counts alike)
+
+    std::byte* box_of(uint64_t g, int r) const noexcept {
+        return boxes + ((g & 1) * static_cast<std::size_t>(p) + static_cast<std::size_t>(r)) * box;
+    }
+    int p = 0;
 };
 
 void coll_stage_deleter::operator()(coll_stage* s) const noexcept { delete s; }
+
+bool all_local(comm& c) noexcept {
+    if (__builtin_expect(c.all_local < 0, 0)) {
+        c.all_local = 1;
+        for (int r = 0; r < c.size; ++r)
+            if (!g_dev.shm.local(c.lpid(r))) {
+                c.all_local = 0;
+                break;
+            }
+    }
+    return c.all_local != 0;
+}
+
+std::size_t stage_box_bytes(const comm& c) noexcept { return c.stage ? c.stage->box : 0; }
 
 bool stage_usable(comm& c) noexcept {
     if (c.stage_tried) return c.stage != nullptr;
@@ -55,12 +110,12 @@ bool stage_usable(comm& c) noexcept {
     status s = st ? status::again : status::no_mem;
     // Round 1: rank 0 creates the segment and tells its name.
     if (c.rank == 0 && st) {
-        s = shm::segment::create_unique(g_dev.boot.job_key(), 'c', seg_bytes, st->seg, why);
+        s = shm::segment::create_unique(g_dev.boot.job_key(), 'c', layout(c.size).total, st->seg, why);
         if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", st->seg.name().c_str());
     }
     if (coll_allgather(v.data(), sizeof(info), c) != status::ok) return false;
     if (c.rank != 0 && st)
-        s = v[0].name[0] ? shm::segment::attach(v[0].name, seg_bytes, st->seg, why) : status::io;
+        s = v[0].name[0] ? shm::segment::attach(v[0].name, layout(c.size).total, st->seg, why) : status::io;
     // Round 2: did everybody attach?
     mine.ok = s == status::ok;
     if (coll_allgather(v.data(), sizeof(info), c) != status::ok) return false;
@@ -71,8 +126,13 @@ bool stage_usable(comm& c) noexcept {
         if (s != status::ok) util::verbose("coll: no staging segment: %s", why.c_str());
         return false;
     }
+    const layout l(c.size);
     st->hdr = reinterpret_cast<slot_hdr*>(st->seg.base());
-    st->data = st->seg.base() + hdr_bytes;
+    st->data = st->seg.base() + l.bcast;
+    st->x = reinterpret_cast<xline*>(st->seg.base() + l.xctl);
+    st->boxes = st->seg.base() + l.boxes;
+    st->box = box_for(c.size);
+    st->p = c.size;
     c.stage = std::move(st);
     return true;
 }
@@ -101,6 +161,141 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
         }
     }
     return status::ok;
+}
+
+namespace {
+
+// A fill: from CH4LITE_SHM_STREAM_MIN bytes on with non-temporal stores, so
+// the readers take the bytes from memory, not from this core's cache: a
+// plain copy read by another core moves ~2 GB/s when the two vCPUs sit far
+// apart (docs/shm.md, "The eager limit and the vCPU placement").
+inline void box_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
+    if (n >= g_dev.shm.stream_min())
+        shm::stream_copy(dst, src, n);
+    else
+        std::memcpy(dst, src, n);
+}
+
+// Waits until member r's word at `field` (filled or used) reaches g.
+template <class Field>
+void wait_all(coll_stage& s, Field field, uint64_t g) noexcept {
+    for (int r = 0; r < s.p; ++r) {
+        std::atomic_ref<uint64_t> w(s.x[r].*field);
+        if (w.load(std::memory_order_acquire) < g)
+            progress_until([&] { return w.load(std::memory_order_acquire) >= g; });
+    }
+}
+
+// One staged exchange round: fill(my box); once every member filled its
+// box, consume(box_of) reads the others'. Boxes alternate between two
+// halves, so a member refills a half only after everybody finished reading
+// it two rounds ago. `bytes` (first round of a call only, else 0): the
+// byte count of the call, published with the fill; returns false when the
+// members disagree on it (every member then sees the same disagreement,
+// and all stop after this round).
+template <class Fill, class Consume>
+bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&& consume) noexcept {
+    const uint64_t g = ++s.round;
+    if (g > 2) wait_all(s, &xline::used, g - 2);
+    fill(s.box_of(g, me));
+#if defined(__x86_64__)
+    _mm_sfence();  // streamed fills before the release store
+#endif
+    if (bytes) std::atomic_ref<uint64_t>(s.x[me].bytes).store(bytes, std::memory_order_relaxed);
+    std::atomic_ref<uint64_t>(s.x[me].filled).store(g, std::memory_order_release);
+    wait_all(s, &xline::filled, g);
+    bool same = true;
+    if (bytes)
+        for (int r = 0; r < s.p; ++r)
+            same = same && std::atomic_ref<uint64_t>(s.x[r].bytes).load(std::memory_order_relaxed) == bytes;
+    if (same) consume([&](int r) -> const std::byte* { return s.box_of(g, r); });
+    std::atomic_ref<uint64_t>(s.x[me].used).store(g, std::memory_order_release);
+    return same;
+}
+
+}  // namespace
+
+status alltoall_staged(const std::byte* sbuf, std::byte* rbuf, std::size_t n, comm& c) noexcept {
+    coll_stage& s = *c.stage;
+    const int p = c.size, me = c.rank;
+    const std::size_t me_off = static_cast<std::size_t>(me) * n;
+    std::memmove(rbuf + me_off, sbuf + me_off, n);
+    // Each box holds one piece per destination: `piece` bytes of its block.
+    const std::size_t piece = s.box / static_cast<std::size_t>(p) / 64 * 64;
+    std::size_t off = 0;
+    do {
+        const std::size_t len = std::min(piece, n - off);
+        const bool same = exchange_round(
+            s, me, off == 0 ? n + 1 : 0,
+            [&](std::byte* box) {
+                for (int d = 0; d < p; ++d)
+                    if (d != me)
+                        box_copy(box + static_cast<std::size_t>(d) * piece,
+                                 sbuf + static_cast<std::size_t>(d) * n + off, len);
+            },
+            [&](auto box_of) {
+                for (int i = 1; i < p; ++i) {
+                    const int r = (me + i) % p;
+                    std::memcpy(rbuf + static_cast<std::size_t>(r) * n + off,
+                                box_of(r) + static_cast<std::size_t>(me) * piece, len);
+                }
+            });
+        if (!same) {
+            coll::note_mismatch();
+            return status::ok;
+        }
+        off += len;
+    } while (off < n);
+    return status::ok;
+}
+
+status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, comm& c) noexcept {
+    coll_stage& s = *c.stage;
+    const int p = c.size, me = c.rank;
+    const std::size_t elem = op.elem;
+    const auto at = [elem](auto* b, int64_t e) { return b + static_cast<std::size_t>(e) * elem; };
+    // A piece of the vector fills a box; member r folds part r of it.
+    const int64_t per = static_cast<int64_t>(s.box / elem);
+    const auto part = [p](int64_t k, int r) { return k * r / p; };  // first element of part r
+    status res = status::ok;
+    int64_t e0 = 0;
+    do {
+        const int64_t k = std::min(per, count - e0);
+        std::byte* piece = at(rbuf, e0);
+        const int64_t lo = part(k, me), hi = part(k, me + 1);
+        // Round 1: everybody's piece. Fold part `me` in rank order (the same
+        // order, hence the same bits, on every member), straight into my box
+        // of round 2: that half was last read in the round before this one,
+        // which every member finished before it filled this one.
+        const uint64_t g = s.round + 1;
+        const bool same = exchange_round(
+            s, me, e0 == 0 ? static_cast<uint64_t>(count) * elem + 1 : 0,
+            [&](std::byte* box) { box_copy(box, piece, static_cast<std::size_t>(k) * elem); },
+            [&](auto box_of) {
+                if (hi == lo) return;
+                std::byte* acc = at(s.box_of(g + 1, me), lo);
+                std::memcpy(acc, at(box_of(p - 1), lo), static_cast<std::size_t>(hi - lo) * elem);
+                for (int r = p - 2; r >= 0; --r)
+                    if (const status a = op.apply(at(box_of(r), lo), acc, hi - lo); a != status::ok)
+                        res = a;
+            });
+        if (!same) {
+            coll::note_mismatch();
+            return status::ok;
+        }
+        // Round 2: every part's result to everybody.
+        exchange_round(
+            s, me, 0, [](std::byte*) {},
+            [&](auto box_of) {
+                for (int i = 0; i < p; ++i) {
+                    const int r = (me + i) % p;
+                    const int64_t rlo = part(k, r), rhi = part(k, r + 1);
+                    std::memcpy(at(piece, rlo), at(box_of(r), rlo), static_cast<std::size_t>(rhi - rlo) * elem);
+                }
+            });
+        e0 += k;
+    } while (e0 < count);
+    return res;
 }
 
 }  // namespace ch4lite::dev

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Collective algorithm switch points from the environment (read once, at
-// MPI_Init): CH4LITE_COLL_BCAST_LONG, _BCAST_FLAT, _BCAST_STAGE, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT, _REDUCE_LONG,
-// _ALLGATHER_LONG, _ALLTOALL_LONG (bytes, K/M suffixes) and
+// MPI_Init): CH4LITE_COLL_BCAST_LONG, _BCAST_FLAT, _BCAST_STAGE, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT,
+// _ALLREDUCE_STAGE, _REDUCE_LONG, _ALLGATHER_LONG, _ALLTOALL_LONG, _ALLTOALL_STAGE (bytes, K/M suffixes) and
 // CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
 #include <algorithm>
 #include <limits>
@@ -47,10 +47,12 @@ void coll_init() noexcept {
     g_coll.bcast_flat = bytes_param("CH4LITE_COLL_BCAST_FLAT", d.bcast_flat);
     g_coll.bcast_stage = bytes_param("CH4LITE_COLL_BCAST_STAGE", d.bcast_stage);
     g_coll.allreduce_long = bytes_param("CH4LITE_COLL_ALLREDUCE_LONG", d.allreduce_long);
+    g_coll.allreduce_stage = bytes_param("CH4LITE_COLL_ALLREDUCE_STAGE", d.allreduce_stage);
     g_coll.allreduce_direct = bytes_param("CH4LITE_COLL_ALLREDUCE_DIRECT", d.allreduce_direct);
     g_coll.reduce_long = bytes_param("CH4LITE_COLL_REDUCE_LONG", d.reduce_long);
     g_coll.allgather_long = bytes_param("CH4LITE_COLL_ALLGATHER_LONG", d.allgather_long);
     g_coll.alltoall_long = bytes_param("CH4LITE_COLL_ALLTOALL_LONG", d.alltoall_long);
+    g_coll.alltoall_stage = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE", d.alltoall_stage);
     g_coll.alltoall_window = static_cast<int>(
         std::clamp<int64_t>(util::env_int("CH4LITE_COLL_ALLTOALL_WINDOW", d.alltoall_window), 1, 32));
 }

@@ -54,6 +54,9 @@ class transport {
     bool active() const noexcept { return nlocal_ > 1; }
     int local_ranks() const noexcept { return static_cast<int>(nlocal_); }
     bool local(int peer) const noexcept { return local_idx_[static_cast<std::size_t>(peer)] >= 0; }
+    // Copies of at least this many bytes into memory another rank reads go
+    // with non-temporal stores (CH4LITE_SHM_STREAM_MIN; stream_copy).
+    std::size_t stream_min() const noexcept { return tx_.empty() ? SIZE_MAX : tx_[0].stream_min; }
 
     status am_send(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
                    const nm::iov* payload, int niov) noexcept {
