@@ -48,6 +48,7 @@ struct cts_hdr {
     uint32_t sreq_id;
     uint32_t rreq_id;
     uint64_t bytes;  // bytes the receiver accepts (<= size; less on truncation)
+    uint64_t chunk = 0;  // native CTS asking for tagged data: bytes per tagged chunk (0: one message)
 };
 
 struct data_hdr {

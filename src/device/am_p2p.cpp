@@ -195,6 +195,7 @@ void rndv_chunk_done(request* child, status result) noexcept {
 }
 
 void rndv_pump(request* p) noexcept {
+    if (p->rndv_mode == 1) return tchunk_send_pump(p);
     const bool shm = g_dev.shm.local(p->peer);
     const std::size_t chunk = shm ? g_dev.shm.chunk() : g_dev.rndv_chunk;
     while (p->offset < p->bytes && p->inflight < g_dev.rndv_window) {
@@ -260,6 +261,10 @@ void am_on_tcts(const cts_hdr& h) noexcept {
     // request is alive (it holds a token until its chunks are issued).
     request* s = request_pool().at(h.sreq_id & util::handle_max_index);
     if (!s || !s->pool_in_use || !(s->flags & rf_rndv) || s->kind != req_kind::send) return;
+    if ((h.sreq_id & tcts_tagged) && h.bytes > 0 && h.chunk > 0) {
+        native_send_tchunks(s, h.rreq_id, h.bytes, h.chunk);
+        return;
+    }
     if ((h.sreq_id & tcts_tagged) && h.bytes > 0 && !s->dt) {
         native_send_tdata(s, h.rreq_id, h.bytes);
         return;

@@ -18,7 +18,7 @@ util::ilist<request, &request::qlink> g_deferred_send;
 util::ilist<request, &request::qlink> g_deferred_recv;
 
 bool is_recv_op(deferred_op op) noexcept {
-    return op == dop_native_irecv || op == dop_native_irecvv;
+    return op == dop_native_irecv || op == dop_native_irecvv || op == dop_native_tchunk;
 }
 
 // Re-issues one queued operation; returns what the netmod said.
@@ -46,6 +46,7 @@ status reissue(request* r) noexcept {
         case dop_native_irecvv: return native_issue_recvv(r);
         case dop_native_rts: return native_reissue_rts(r);
         case dop_native_tdata: return native_reissue_tdata(r);
+        case dop_native_tchunk: return native_issue_tchunk(r);
         case dop_am_eager: {
             const eager_hdr h{r->context, r->match_rank, r->tag,
                               (r->flags & rf_sync) ? amf_sync : 0u, request_id(r)};

@@ -21,6 +21,7 @@ enum deferred_op : uint8_t {
     dop_native_rts,    // r: send request, native tagged RTS (device/typed.hpp)
     dop_native_tdata,  // r: child of a send request, the tagged data after an RTS
     dop_native_irecvv, // r: typed receive request, scattered into its buffer (irecvv)
+    dop_native_tchunk, // r: child of a receive request, one tagged data chunk (typed.hpp)
 };
 
 // Queues r with `op`; returns status::in_progress (the operation started).

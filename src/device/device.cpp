@@ -87,6 +87,10 @@ void init_protocol_limits() {
     g_dev.tagged_rndv_min = static_cast<std::size_t>(std::clamp<int64_t>(
         util::env_int("CH4LITE_TAGGED_RNDV_MIN", 4 * 1024 * 1024),
         static_cast<int64_t>(g_dev.ddt_pack_max), int64_t{1} << 40));
+    g_dev.tdata_chunk = static_cast<std::size_t>(std::clamp<int64_t>(
+        util::env_int("CH4LITE_DDT_TDATA_CHUNK", 1024 * 1024), 0, int64_t{1} << 30));
+    g_dev.tdata_window = static_cast<std::size_t>(
+        std::clamp<int64_t>(util::env_int("CH4LITE_DDT_TDATA_WINDOW", 2), 1, 64));
     g_dev.ddt_cma_seg_min = static_cast<std::size_t>(
         std::max<int64_t>(util::env_int("CH4LITE_DDT_CMA_SEG_MIN", 512), 1));
     // Split single copies need the sender on a core of its own: none when

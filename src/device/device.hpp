@@ -30,9 +30,14 @@ struct device_state {
     // Native tagged path (docs/ddt-wire.md): noncontiguous messages up to
     // ddt_pack_max are packed and sent as one tagged message; larger ones,
     // and contiguous ones above tagged_rndv_min, announce themselves with a
-    // tagged RTS and move as AM rendezvous chunks. The same on every rank.
+    // tagged RTS and move as tagged data (typed.hpp). The same on every rank.
     std::size_t ddt_pack_max = 0;
     std::size_t tagged_rndv_min = 0;
+    // ... and when either buffer is noncontiguous, the data after that RTS
+    // moves as tagged messages of tdata_chunk bytes (0: as AM chunks), at
+    // most tdata_window of them in flight per message (docs/ddt-wire.md).
+    std::size_t tdata_chunk = 0;
+    std::size_t tdata_window = 0;
     // AM path, shm single copy into a typed receive buffer: only when its
     // segments average at least this many bytes (else pipelined chunks).
     std::size_t ddt_cma_seg_min = 0;

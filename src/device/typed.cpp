@@ -283,8 +283,13 @@ void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept {
     r->flags |= rf_rndv;  // matched: no longer cancellable
     const int src = r->c->lpid(src_rank);
     uint32_t ask = sreq_index;
+    std::size_t chunk = 0;
     if constexpr (native_tagged) {
-        if (n > 0 && !r->dt && (data & rts_contig_bit)) {
+        if (n > 0 && (r->dt || !(data & rts_contig_bit)) && g_dev.tdata_chunk > 0) {
+            // Either side noncontiguous: tagged chunks, posted once the CTS is out.
+            chunk = g_dev.tdata_chunk;
+            ask |= tcts_tagged;
+        } else if (n > 0 && !r->dt && (data & rts_contig_bit)) {
             // Both buffers contiguous: one tagged message straight into ours.
             r->nm = {};
             if (g_dev.nm.irecv(src, tdata_match(request_id(r)), r->buf, n, &r->nm) ==
@@ -294,10 +299,155 @@ void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept {
             }
         }
     }
-    const cts_hdr h{ask, request_id(r), n};
+    const cts_hdr h{ask, request_id(r), n, chunk};
     const status s = send_ctrl(src, am_tcts, &h, sizeof h);
     if (failed(s)) request_fail(r, s);
-    if (n == 0 || failed(s)) request_complete(r);  // nothing will arrive
+    if (n == 0 || failed(s)) {
+        request_complete(r);  // nothing will arrive
+        return;
+    }
+    if (chunk) {  // r's own completion is the token held until the last chunk is posted
+        r->peer = src;
+        r->rndv_mode = 1;
+        r->rndv_chunk = static_cast<uint32_t>(chunk);
+        r->offset = 0;
+        r->inflight = 0;
+        tchunk_recv_pump(r);
+    }
+}
+
+status native_issue_tchunk(request* child) noexcept {
+    if constexpr (native_tagged)
+        return g_dev.nm.irecv(child->peer, tdata_match(request_id(child->parent)), child->buf,
+                              child->capacity, &child->nm);
+    return status::intern;
+}
+
+void native_tchunk_done(request* child, status result, std::size_t got) noexcept {
+    request* p = child->parent;
+    if (result != status::ok || got != child->capacity)  // the sender cut the stream otherwise
+        request_fail(child, result != status::ok && result != status::truncated ? result : status::io);
+    else if (child->stage)
+        deliver_bytes(p, child->offset, child->stage, child->capacity);
+    --p->inflight;
+    const bool more = p->offset < p->bytes;
+    request_complete(child);  // and p's count for it; p holds its token while more
+    if (more) tchunk_recv_pump(p);
+}
+
+void native_send_tchunks(request* s, uint32_t rreq_id, std::size_t bytes, std::size_t chunk) noexcept {
+    s->remote_id = rreq_id;
+    s->bytes = bytes;
+    s->offset = 0;
+    s->rndv_mode = 1;
+    s->rndv_chunk = static_cast<uint32_t>(std::min<std::size_t>(chunk, UINT32_MAX));  // ours: <= 1 GiB
+    tchunk_send_pump(s);
+}
+
+namespace {
+// A chunk request of p (send or receive) for stream bytes [p->offset, +len):
+// typed, it holds p's type and a staging buffer; else it points into p's
+// buffer. nullptr when out of memory.
+request* tchunk_child(request* p, std::size_t len) noexcept {
+    request* child = request_alloc(req_kind::internal, 1);
+    if (!child) return nullptr;
+    child->parent = p;
+    child->peer = p->peer;
+    child->offset = p->offset;
+    child->capacity = len;
+    child->flags |= rf_released;
+    child->stage = nullptr;
+    child->nm = {};
+    if (p->dt) {
+        p->dt->retain();
+        child->dt = p->dt;  // released with the child, and its staging with it
+        child->count = p->count;
+        if (!stage_alloc(child, len)) {
+            request_free_now(child);
+            return nullptr;
+        }
+        child->buf = child->stage;
+    } else {
+        child->buf = static_cast<std::byte*>(p->buf) + p->offset;
+    }
+    return child;
+}
+
+// What both pumps do when a chunk cannot get memory: with nothing in flight
+// nobody would call back, so p fails and gives up its token.
+void tchunk_give_up(request* p) noexcept {
+    if (p->inflight == 0) {
+        request_fail(p, status::no_mem);
+        p->offset = p->bytes;
+        request_complete(p);
+    }
+}
+}  // namespace
+
+void tchunk_recv_pump(request* r) noexcept {
+    while (r->offset < r->bytes && r->inflight < g_dev.tdata_window) {
+        const std::size_t len = std::min<std::size_t>(r->rndv_chunk, r->bytes - r->offset);
+        request* child = tchunk_child(r, len);
+        if (!child) return tchunk_give_up(r);
+        r->offset += len;
+        ++r->inflight;
+        ++r->cc;
+        child->flags |= rf_tdata;
+        const bool last = r->offset == r->bytes;
+        status st = status::in_progress;
+        if (!deferred_recvs_empty()) {
+            (void)defer(child, dop_native_tchunk);
+        } else {
+            st = native_issue_tchunk(child);
+            if (st == status::again) {
+                (void)defer(child, dop_native_tchunk);
+                st = status::in_progress;
+            }
+        }
+        if (st != status::in_progress) {  // failed: no completion follows
+            --r->inflight;
+            request_fail(child, st == status::ok ? status::intern : st);
+            request_complete(child);
+        }
+        if (last) {
+            request_complete(r);  // the token
+            return;
+        }
+    }
+}
+
+void tchunk_send_pump(request* s) noexcept {
+    while (s->offset < s->bytes && s->inflight < g_dev.tdata_window) {
+        const std::size_t len = std::min<std::size_t>(s->rndv_chunk, s->bytes - s->offset);
+        request* child = tchunk_child(s, len);
+        if (!child) return tchunk_give_up(s);
+        if (s->dt)
+            (void)dame::pack_range(*s->dt, s->buf, s->count, static_cast<int64_t>(s->offset),
+                                   static_cast<int64_t>(len), child->stage);
+        s->offset += len;
+        ++s->inflight;
+        ++s->cc;
+        const bool last = s->offset == s->bytes;
+        status st = status::in_progress;
+        if (!deferred_sends_empty()) {
+            (void)defer(child, dop_native_tdata);
+        } else {
+            st = native_reissue_tdata(child);
+            if (st == status::again) {
+                (void)defer(child, dop_native_tdata);
+                st = status::in_progress;
+            }
+        }
+        if (st != status::in_progress) {  // sent at once, or failed: no callback follows
+            --s->inflight;
+            if (st != status::ok) request_fail(child, st);
+            request_complete(child);
+        }
+        if (last) {
+            request_complete(s);  // the token held since the RTS
+            return;
+        }
+    }
 }
 
 status native_reissue_tdata(request* child) noexcept {

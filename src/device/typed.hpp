@@ -22,7 +22,9 @@
 //     packed stream either way.
 //     larger (and contiguous messages above tagged_rndv_min): a 0-byte
 //     tagged RTS whose CQ data carries (size, sender request); whoever
-//     matches it answers CTS over AM and the data follows as AM chunks.
+//     matches it answers CTS over AM and the data follows as one tagged
+//     message (both buffers contiguous), as tagged chunks (else; below), or
+//     as AM chunks (tdata_chunk 0).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -68,6 +70,26 @@ inline nm::match tdata_match(uint32_t rreq_id) noexcept {
 }
 // am_tcts: sreq_id | tcts_tagged asks for the tagged data message.
 inline constexpr uint32_t tcts_tagged = 1u << 31;
+
+// ---- tagged chunks: the data after a native RTS when either buffer is
+// noncontiguous (g_dev.tdata_chunk > 0). The receiver posts tagged receives
+// of rndv_chunk bytes on the tdata match, at most tdata_window at a time
+// (typed: each into a staging bounce, unpacked when it completes), and its
+// CTS names the chunk size; the sender sends the chunks in order (typed:
+// each packed into a staging buffer first), tdata_window in flight. Both
+// sides post in stream order and the netmod keeps same-match messages in
+// order (FI_ORDER_SAS), so chunk k meets receive k. Temporary memory:
+// tdata_window chunks per side, whatever the message size.
+// (Re-)posts the receive of one chunk (child of the receive request).
+status native_issue_tchunk(request* child) noexcept;
+// A chunk receive completed (nm_recv_done).
+void native_tchunk_done(request* child, status result, std::size_t got) noexcept;
+// Posts r's next chunk receives (at most tdata_window outstanding).
+void tchunk_recv_pump(request* r) noexcept;
+// Sender: the CTS asked for tagged chunks; and the pump that issues them
+// (rndv_pump for rndv_mode 1).
+void native_send_tchunks(request* s, uint32_t rreq_id, std::size_t bytes, std::size_t chunk) noexcept;
+void tchunk_send_pump(request* s) noexcept;
 
 // Sends the tagged RTS of send request r (its fields set). Returns like
 // start_result.
