@@ -382,6 +382,28 @@ void tchunk_give_up(request* p) noexcept {
         request_complete(p);
     }
 }
+
+// Issues child, one piece of p's tagged data (a send, or a chunk receive),
+// now or through the deferred queue (op), with p's window bookkeeping: a
+// child that is done at once or failed gets no callback, so it completes
+// here.
+template <class Issue>
+void tdata_issue(request* p, request* child, deferred_op op, bool queue_empty, Issue issue) noexcept {
+    ++p->inflight;
+    ++p->cc;
+    status st = status::in_progress;
+    if (!queue_empty) {
+        (void)defer(child, op);
+    } else if ((st = issue(child)) == status::again) {
+        (void)defer(child, op);
+        st = status::in_progress;
+    }
+    if (st != status::in_progress) {
+        --p->inflight;
+        if (st != status::ok) request_fail(child, st);
+        request_complete(child);
+    }
+}
 }  // namespace
 
 void tchunk_recv_pump(request* r) noexcept {
@@ -390,25 +412,12 @@ void tchunk_recv_pump(request* r) noexcept {
         request* child = tchunk_child(r, len);
         if (!child) return tchunk_give_up(r);
         r->offset += len;
-        ++r->inflight;
-        ++r->cc;
         child->flags |= rf_tdata;
         const bool last = r->offset == r->bytes;
-        status st = status::in_progress;
-        if (!deferred_recvs_empty()) {
-            (void)defer(child, dop_native_tchunk);
-        } else {
-            st = native_issue_tchunk(child);
-            if (st == status::again) {
-                (void)defer(child, dop_native_tchunk);
-                st = status::in_progress;
-            }
-        }
-        if (st != status::in_progress) {  // failed: no completion follows
-            --r->inflight;
-            request_fail(child, st == status::ok ? status::intern : st);
-            request_complete(child);
-        }
+        tdata_issue(r, child, dop_native_tchunk, deferred_recvs_empty(), [](request* c) {
+            const status st = native_issue_tchunk(c);
+            return st == status::ok ? status::intern : st;  // a receive cannot be done at once
+        });
         if (last) {
             request_complete(r);  // the token
             return;
@@ -425,24 +434,8 @@ void tchunk_send_pump(request* s) noexcept {
             (void)dame::pack_range(*s->dt, s->buf, s->count, static_cast<int64_t>(s->offset),
                                    static_cast<int64_t>(len), child->stage);
         s->offset += len;
-        ++s->inflight;
-        ++s->cc;
         const bool last = s->offset == s->bytes;
-        status st = status::in_progress;
-        if (!deferred_sends_empty()) {
-            (void)defer(child, dop_native_tdata);
-        } else {
-            st = native_reissue_tdata(child);
-            if (st == status::again) {
-                (void)defer(child, dop_native_tdata);
-                st = status::in_progress;
-            }
-        }
-        if (st != status::in_progress) {  // sent at once, or failed: no callback follows
-            --s->inflight;
-            if (st != status::ok) request_fail(child, st);
-            request_complete(child);
-        }
+        tdata_issue(s, child, dop_native_tdata, deferred_sends_empty(), native_reissue_tdata);
         if (last) {
             request_complete(s);  // the token held since the RTS
             return;
@@ -476,23 +469,7 @@ void native_send_tdata(request* s, uint32_t rreq_id, std::size_t bytes) noexcept
     child->flags |= rf_released;
     child->nm = {};
     s->offset = bytes;
-    ++s->inflight;
-    ++s->cc;
-    status st = status::in_progress;
-    if (!deferred_sends_empty()) {
-        (void)defer(child, dop_native_tdata);
-    } else {
-        st = native_reissue_tdata(child);
-        if (st == status::again) {
-            (void)defer(child, dop_native_tdata);
-            st = status::in_progress;
-        }
-    }
-    if (st != status::in_progress) {  // done at once, or failed: no callback follows
-        --s->inflight;
-        if (st != status::ok) request_fail(child, st);
-        request_complete(child);
-    }
+    tdata_issue(s, child, dop_native_tdata, deferred_sends_empty(), native_reissue_tdata);
     request_complete(s);  // the token
 }
 
