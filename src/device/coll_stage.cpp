@@ -26,6 +26,7 @@ constexpr std::size_t page = 4096;
 
 struct slot_hdr {
     alignas(64) uint64_t seq;
+    uint64_t bytes;  // the root's message size (every chunk of it)
     alignas(64) uint64_t done;
 };
 constexpr std::size_t hdr_bytes = (slots * sizeof(slot_hdr) + page - 1) / page * page;
@@ -140,26 +141,38 @@ bool stage_usable(comm& c) noexcept {
 status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
     coll_stage& s = *c.stage;
     const auto readers = static_cast<uint64_t>(c.size - 1);
-    for (std::size_t off = 0; off < n; off += chunk) {
-        const std::size_t len = std::min(chunk, n - off);
+    // The chunks are the root's: at least one (an empty message too), each
+    // carrying the root's size, so a reader that expects another size still
+    // takes exactly the root's chunks (and the counters stay in step) and
+    // reports the mismatch instead of leaving bytes behind.
+    std::size_t total = c.rank == root ? n : SIZE_MAX;
+    std::size_t off = 0;
+    do {
         const uint64_t g = s.next++;
         slot_hdr& h = s.hdr[g % slots];
         std::byte* d = s.data + (g % slots) * chunk;
         if (c.rank == root) {
+            const std::size_t len = std::min(chunk, n - off);
             std::atomic_ref<uint64_t> done(h.done);
             const uint64_t need = (g / slots) * readers;  // its previous lap read by all
             if (done.load(std::memory_order_acquire) < need)
                 progress_until([&] { return done.load(std::memory_order_acquire) >= need; });
             std::memcpy(d, buf + off, len);
+            std::atomic_ref<uint64_t>(h.bytes).store(n, std::memory_order_relaxed);
             std::atomic_ref<uint64_t>(h.seq).store(g + 1, std::memory_order_release);
+            off += len;
         } else {
             std::atomic_ref<uint64_t> seq(h.seq);
             if (seq.load(std::memory_order_acquire) != g + 1)
                 progress_until([&] { return seq.load(std::memory_order_acquire) == g + 1; });
-            std::memcpy(buf + off, d, len);
+            if (off == 0) total = std::atomic_ref<uint64_t>(h.bytes).load(std::memory_order_relaxed);
+            const std::size_t len = std::min(chunk, total - off);
+            if (off < n) std::memcpy(buf + off, d, std::min(len, n - off));
             std::atomic_ref<uint64_t>(h.done).fetch_add(1, std::memory_order_release);
+            off += len;
         }
-    }
+    } while (off < total);
+    if (total != n) coll::note_mismatch();
     return status::ok;
 }
 
