@@ -213,6 +213,10 @@ status fence(win& w, int assert) noexcept {
         return status::ok;
     }
     w.report.clear();
+    // Split puts (origin.cpp): their targets must have read their halves, or
+    // we must have written them, before we announce our arrival: a target
+    // leaves the fence once every arrival is in.
+    if (w.pulls) wait_until([&] { return w.pulls == 0; });
     bool sent = false;
     status s = issue(w, sent);
     uint64_t word = 0;

@@ -20,6 +20,7 @@
 #include <cstring>
 
 #include "dame/dame.hpp"
+#include "device/device.hpp"
 #include "device/op.hpp"
 #include "rma/native.hpp"
 #include "rma/pools.hpp"
@@ -53,6 +54,17 @@ std::size_t zcopy_min() noexcept {
 uint64_t cma_min() noexcept {
     static const uint64_t v =
         static_cast<uint64_t>(std::max<int64_t>(util::env_int("CH4LITE_RMA_CMA_MIN", 65536), 1));
+    return v;
+}
+
+// Contiguous puts from this size to a node peer of a Win_create window are
+// split (CH4LITE_RMA_CMA_SPLIT; 0: never): the target reads the upper half
+// from our buffer while we write the lower one, so two cores copy. Off by
+// default when oversubscribed (the target may not run while we copy).
+uint64_t cma_split_min() noexcept {
+    static const uint64_t v = static_cast<uint64_t>(std::clamp<int64_t>(
+        util::env_int("CH4LITE_RMA_CMA_SPLIT", dev::g_dev.oversubscribed ? 0 : 256 * 1024), 0,
+        int64_t{1} << 40));
     return v;
 }
 
@@ -195,6 +207,8 @@ op* new_slot(win& w, const buf_spec& r, uint64_t expect) noexcept {
     r.t->retain();
     s->expect = expect;
     s->got = 0;
+    s->pull_rank = -1;
+    s->pull_to = 0;
     ++w.pending_resp;
     return s;
 }
@@ -292,6 +306,46 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
     return b ? b + ts.disp + ts.t->true_lb() : nullptr;
 }
 
+// A contiguous put of `total` bytes to node peer ts.rank (cma_target said
+// yes) as a split single copy: an rk_pull record for [h, total) goes out
+// now, and we write [0, h) meanwhile; the fence waits for the target's
+// reply (pending_resp), as our buffer must stay until it has read.
+bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
+    const uint64_t h = (total / 2) & ~uint64_t{4095};
+    if (h == 0 || total - h > UINT32_MAX) return false;
+    const int t = ts.rank;
+    const auto* src = static_cast<const std::byte*>(o.buf) + o.t->true_lb();
+    const uint64_t disp = ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+    out_msg* m = msg_alloc(&w, w.lpid(t), am_rma_batch);
+    if (!m) return false;
+    std::byte* p = m->own.grow(sizeof(rec) + sizeof(rec_resp) + sizeof(uint64_t));
+    op* slot = p ? new_slot(w, o, 0) : nullptr;
+    if (!slot) {
+        msg_free(m);
+        return false;
+    }
+    slot->buf = const_cast<std::byte*>(src + h);
+    slot->count = static_cast<int64_t>(total - h);
+    slot->pull_rank = t;
+    slot->pull_to = w.peers[static_cast<std::size_t>(t)].base + disp + h;
+    const rec r{rk_pull, 0, 0, 0, static_cast<uint32_t>(total - h), disp + h};
+    const rec_resp rr{op_id_of(slot), 0, 0};
+    const auto from = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(src + h));
+    std::memcpy(p, &r, sizeof r);
+    std::memcpy(p + sizeof r, &rr, sizeof rr);
+    std::memcpy(p + sizeof r + sizeof rr, &from, sizeof from);
+    m->iov[0] = {m->own.data(), m->own.size()};
+    m->niov = 1;
+    if (batch_send_now(w, t, m) != status::ok) return true;  // the slot's reply never comes: the fence reports
+    ++w.pulls;
+    // Our half. If the kernel refuses, it goes by message, queued after the pull.
+    if (!cma_copy(w, o, ts, true, h)) {
+        const rec_desc d{rk_put, 0, 0, 0, &o, nullptr, 1};
+        (void)encode(w, d, ts, h);
+    }
+    return true;
+}
+
 // Everything else put and get do (total > 0), out of line so that the
 // direct path needs no stack frame.
 [[gnu::noinline]] status put_other(win& w, const buf_spec& o, const target_spec& ts,
@@ -308,7 +362,12 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
             dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
         return status::ok;
     }
-    if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, true, total)) return status::ok;
+    if (cma_target(w, o, ts, total)) {
+        if (total >= cma_split_min() && cma_split_min() > 0 && o.t->contiguous() && ts.t->contiguous() &&
+            cma_split_put(w, o, ts, total))
+            return status::ok;
+        if (cma_copy(w, o, ts, true, total)) return status::ok;
+    }
     if (fits(w, ts) && native_record(w, o, ts, total, true)) return status::ok;
     if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {
         const std::size_t piece = batch_limit(w, ts.rank) - sizeof(rec);

@@ -90,6 +90,13 @@ status batch_append(win& w, int t, out_msg* m) noexcept {
     return status::ok;
 }
 
+status batch_send_now(win& w, int t, out_msg* m) noexcept {
+    activate(w, t);
+    set_header(w, m, 1);
+    ++w.tq[static_cast<std::size_t>(t)].counted;
+    return post(m);
+}
+
 status self_flush(win& w) noexcept { return batch_cut(w, w.rank()); }
 
 }  // namespace ch4lite::rma

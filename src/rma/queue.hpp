@@ -26,6 +26,9 @@ std::size_t batch_free(win& w, int t, std::size_t at_least) noexcept;
 status batch_cut(win& w, int t) noexcept;
 // Appends an already built message (a zero-copy piece) after t's records.
 status batch_append(win& w, int t, out_msg* m) noexcept;
+// Sends m (one record) to t now, counted in this epoch, ahead of the
+// closing fence; only while nothing is queued for t (!tq[t].active).
+status batch_send_now(win& w, int t, out_msg* m) noexcept;
 
 // Self target: applies what was queued for ourselves (accumulates and the
 // like go through the same record code as remote ones).

@@ -12,6 +12,8 @@
 #include "rma/pools.hpp"
 #include "rma/queue.hpp"
 #include "rma/win_internal.hpp"
+#include "shm/cma.hpp"
+#include "util/env.hpp"
 #include "util/log.hpp"
 #include "util/pool_buffer.hpp"
 
@@ -197,11 +199,14 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
         }
         const bool carries = r.kind == rk_put || r.kind == rk_acc ||
                              (r.kind == rk_getacc && !(r.flags & rf_nodata));
-        const uint64_t dlen = carries ? r.bytes : r.kind == rk_cas ? 2ull * r.bytes : 0;
+        const uint64_t dlen = carries ? r.bytes
+                              : r.kind == rk_cas  ? 2ull * r.bytes
+                              : r.kind == rk_pull ? sizeof(uint64_t)
+                                                  : 0;
         if (static_cast<uint64_t>(end - p) < dlen) return false;
         const std::byte* data = p;
         p += std::min<uint64_t>(pad8(dlen), static_cast<uint64_t>(end - p));
-        if (r.kind < rk_put || r.kind > rk_cas) return false;
+        if (r.kind < rk_put || r.kind > rk_pull || (r.kind == rk_pull && g.segs)) return false;
 
         uint32_t bad = 0;
         if (!in_window(w, r, g)) {
@@ -231,6 +236,17 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
                 std::byte* t = w.base + r.disp;
                 reply(w, src, rr, g, 0, false);
                 if (std::memcmp(t, data + r.bytes, r.bytes) == 0) std::memcpy(t, data, r.bytes);
+                break;
+            }
+            case rk_pull: {  // read the origin's half of a split put (no reply data)
+                uint64_t from;
+                std::memcpy(&from, data, sizeof from);
+                const auto s = static_cast<std::size_t>(src);
+                uint32_t fl = rsf_pull;
+                static const bool pull = util::env_bool("CH4LITE_RMA_CMA_PULL", true);
+                if (pull && w.cma_ok[s] && shm::cma::read(w.peers[s].pid, w.base + r.disp, from, r.bytes) == status::ok)
+                    fl = 0;
+                reply(w, src, rr, region{w.base, r.disp, 0, nullptr, 0}, fl, false);
                 break;
             }
         }
@@ -265,7 +281,16 @@ namespace {
 
 void deliver(op* slot, uint64_t off, const std::byte* data, uint64_t len, uint32_t flags) noexcept {
     win& w = *slot->w;
-    if (flags) {
+    if (slot->pull_rank >= 0) --w.pulls;
+    if (flags == rsf_pull) {  // the target could not read our half of a split put: write it
+        const auto t = static_cast<std::size_t>(slot->pull_rank);
+        if (shm::cma::write(w.peers[t].pid, slot->pull_to, slot->buf, static_cast<std::size_t>(slot->count)) !=
+                status::ok &&
+            w.error == status::ok) {
+            w.error = status::io;
+            w.error_text = "a put could be copied neither by its target nor by its origin";
+        }
+    } else if (flags) {
         if (w.error == status::ok) {
             w.error = status::range;
             w.error_text = flags & rsf_range ? "a target refused an access outside its window"

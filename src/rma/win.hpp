@@ -91,6 +91,10 @@ struct op : util::pool_object {
     const dame::type* t = nullptr;  // retained until complete
     uint64_t expect = 0;            // result bytes
     uint64_t got = 0;
+    // rk_pull: on rsf_pull the origin writes `count` bytes from `buf` to
+    // this address of rank pull_rank itself.
+    uint64_t pull_to = 0;
+    int pull_rank = -1;
 };
 
 // A message of a later epoch, kept until this rank reaches it.
@@ -132,6 +136,7 @@ class win {
     std::vector<target_q> tq;  // by communicator rank
     std::vector<int> active;   // targets with something this epoch
     uint32_t pending_resp = 0;
+    uint32_t pulls = 0;          // split puts whose target has not answered yet (origin.cpp)
     uint32_t inflight = 0;     // out_msgs of this window not yet gone
     std::vector<native_op> nat;  // native puts / gets of this epoch
     uint32_t nat_left = 0;       // of them, not yet complete

@@ -56,7 +56,11 @@ struct resp_hdr {
     uint32_t nrec;
 };
 
-enum rec_kind : uint8_t { rk_put = 1, rk_get, rk_acc, rk_getacc, rk_cas };
+// rk_pull: a put the target copies itself: `bytes` from the origin's
+// address (8 bytes of data: uint64) into `disp`, by single copy; the reply
+// (no data) says it is done, or rsf_pull: the target could not read, the
+// origin copies it (docs/rma.md, "Split single copy").
+enum rec_kind : uint8_t { rk_put = 1, rk_get, rk_acc, rk_getacc, rk_cas, rk_pull };
 enum rec_flags : uint8_t {
     rf_segs = 1u << 0,    // a segment list replaces `disp`
     rf_nodata = 1u << 1,  // getacc with MPI_NO_OP: nothing to apply
@@ -86,6 +90,7 @@ struct seg {
 enum resp_flags : uint32_t {
     rsf_range = 1u << 0,  // the target refused the record: outside its window
     rsf_bad = 1u << 1,    // the target refused the record: malformed / invalid op
+    rsf_pull = 1u << 2,   // rk_pull: the target could not read the origin's memory
 };
 
 struct resp_rec {
@@ -103,7 +108,7 @@ struct resp_data_hdr {
 };
 
 inline constexpr bool rec_replies(uint8_t kind) noexcept {
-    return kind == rk_get || kind == rk_getacc || kind == rk_cas;
+    return kind == rk_get || kind == rk_getacc || kind == rk_cas || kind == rk_pull;
 }
 inline constexpr std::size_t pad8(std::size_t n) noexcept { return (n + 7) & ~std::size_t{7}; }
 
