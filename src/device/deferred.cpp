@@ -90,6 +90,8 @@ int drain(util::ilist<request, &request::qlink>& q, uint32_t& count) noexcept {
         if (s == status::in_progress) continue;  // the transport calls back
         if (r->deferred_op == dop_am_data || r->deferred_op == dop_native_tdata) {
             rndv_chunk_done(r, s);  // window bookkeeping, may issue more chunks
+        } else if (r->deferred_op == dop_native_tchunk) {
+            native_tchunk_done(r, s, 0);  // the same for a chunk receive (here it failed)
         } else {
             if (s != status::ok) request_fail(r, s);
             request_complete(r);
