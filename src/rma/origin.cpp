@@ -336,7 +336,12 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
     std::memcpy(p + sizeof r + sizeof rr, &from, sizeof from);
     m->iov[0] = {m->own.data(), m->own.size()};
     m->niov = 1;
-    if (batch_send_now(w, t, m) != status::ok) return true;  // the slot's reply never comes: the fence reports
+    if (batch_send_now(w, t, m) != status::ok) {  // no reply will come: copy it all ourselves
+        --w.pending_resp;
+        slot->t->release();
+        op_pool().free(slot);
+        return false;
+    }
     ++w.pulls;
     // Our half. If the kernel refuses, it goes by message, queued after the pull.
     if (!cma_copy(w, o, ts, true, h)) {

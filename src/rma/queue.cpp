@@ -93,8 +93,9 @@ status batch_append(win& w, int t, out_msg* m) noexcept {
 status batch_send_now(win& w, int t, out_msg* m) noexcept {
     activate(w, t);
     set_header(w, m, 1);
-    ++w.tq[static_cast<std::size_t>(t)].counted;
-    return post(m);
+    const status s = post(m);  // on failure m is gone, and the target expects nothing
+    if (s == status::ok) ++w.tq[static_cast<std::size_t>(t)].counted;
+    return s;
 }
 
 status self_flush(win& w) noexcept { return batch_cut(w, w.rank()); }
