@@ -194,20 +194,21 @@ void rndv_chunk_done(request* child, status result) noexcept {
     if (more) rndv_pump(p);
 }
 
+void rndv_give_up(request* p) noexcept {
+    if (p->inflight == 0) {  // nothing will call us back: fail p, drop its token
+        request_fail(p, status::no_mem);
+        p->offset = p->bytes;
+        request_complete(p);
+    }
+}
+
 void rndv_pump(request* p) noexcept {
-    if (p->rndv_mode == 1) return tchunk_send_pump(p);
+    if (p->rndv_chunk) return tchunk_send_pump(p);
     const bool shm = g_dev.shm.local(p->peer);
     const std::size_t chunk = shm ? g_dev.shm.chunk() : g_dev.rndv_chunk;
     while (p->offset < p->bytes && p->inflight < g_dev.rndv_window) {
         request* child = request_alloc(req_kind::internal, 1);
-        if (!child) {
-            if (p->inflight == 0) {  // nothing will call us back: fail the send
-                request_fail(p, status::no_mem);
-                p->offset = p->bytes;
-                request_complete(p);
-            }
-            return;
-        }
+        if (!child) return rndv_give_up(p);
         const std::size_t len = std::min(chunk, p->bytes - p->offset);
         child->parent = p;
         child->peer = p->peer;
@@ -239,7 +240,9 @@ void rndv_pump(request* p) noexcept {
 }
 
 namespace {
-void start_chunks(request* s, const cts_hdr& h) noexcept {    s->remote_id = h.rreq_id;
+void start_chunks(request* s, const cts_hdr& h) noexcept {
+    s->remote_id = h.rreq_id;
+    s->rndv_chunk = 0;  // AM chunks
     s->bytes = h.bytes;
     s->offset = 0;
     if (h.bytes == 0) {

@@ -100,6 +100,10 @@ status am_send_stream(request* r, uint8_t handler, const void* hdr, std::size_t 
 void rndv_pump(request* sreq) noexcept;
 // A data chunk (child of a rendezvous send) left, however it was sent.
 void rndv_chunk_done(request* child, status result) noexcept;
+// A rendezvous pump (AM or tagged chunks, send or receive) that cannot get
+// memory for its next chunk: with none in flight nobody would call back, so
+// p fails and gives up the token it holds; else the next completion retries.
+void rndv_give_up(request* p) noexcept;
 
 // Handlers (called from dev::am_dispatch).
 void am_on_eager(int src, const eager_hdr& h, const void* payload, std::size_t len) noexcept;

@@ -183,10 +183,7 @@ namespace {
 // plain copy read by another core moves ~2 GB/s when the two vCPUs sit far
 // apart (docs/shm.md, "The eager limit and the vCPU placement").
 inline void box_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
-    if (n >= g_dev.shm.stream_min())
-        shm::stream_copy(dst, src, n);
-    else
-        std::memcpy(dst, src, n);
+    (void)shm::copy_for_reader(dst, src, n, g_dev.shm.stream_min());  // exchange_round fences
 }
 
 // Waits until member r's word at `field` (filled or used) reaches g.

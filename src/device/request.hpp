@@ -73,13 +73,14 @@ struct request : util::pool_object {
     // ---- AM-path protocol state
     util::ilist_node qlink;     // posted-receive queue or deferred queue
     uint32_t remote_id = 0;     // peer's request id (rendezvous, sync ack)
-    uint32_t rndv_chunk = 0;    // tagged chunks (rndv_mode 1): bytes per chunk
+    // Rendezvous data as tagged chunks of this many bytes (typed.hpp); 0: as
+    // AM chunks. Set when the data starts (start_chunks / the tagged CTS).
+    uint32_t rndv_chunk = 0;
     std::size_t offset = 0;     // rendezvous: next byte to send
     std::size_t inflight = 0;   // rendezvous: chunks not yet completed
     uint8_t deferred_op = 0;    // what to retry when queued (device/deferred.hpp)
     uint8_t ctrl_handler = 0;   // deferred control message: handler and header
     uint8_t ctrl_len = 0;
-    uint8_t rndv_mode = 0;      // rendezvous data: 0 AM chunks, 1 tagged chunks (typed.hpp)
     alignas(8) std::byte ctrl_hdr[40];  // largest: rts_cma_hdr
 
     // ---- netmod per-operation state (sized at compile time, STYLE.md #4)
@@ -125,7 +126,6 @@ inline request* request_alloc(req_kind kind, int cc) noexcept {
     r->parent = nullptr;
     r->offset = 0;
     r->inflight = 0;
-    r->rndv_mode = 0;
     // r->nm is reset where an operation is handed to the netmod (p2p.hpp,
     // am_send_to): on-node operations never touch it, and clearing it here
     // cost ~40 instructions on every shm message.

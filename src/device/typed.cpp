@@ -308,7 +308,6 @@ void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept {
     }
     if (chunk) {  // r's own completion is the token held until the last chunk is posted
         r->peer = src;
-        r->rndv_mode = 1;
         r->rndv_chunk = static_cast<uint32_t>(chunk);
         r->offset = 0;
         r->inflight = 0;
@@ -339,7 +338,6 @@ void native_send_tchunks(request* s, uint32_t rreq_id, std::size_t bytes, std::s
     s->remote_id = rreq_id;
     s->bytes = bytes;
     s->offset = 0;
-    s->rndv_mode = 1;
     s->rndv_chunk = static_cast<uint32_t>(std::min<std::size_t>(chunk, UINT32_MAX));  // ours: <= 1 GiB
     tchunk_send_pump(s);
 }
@@ -373,16 +371,6 @@ request* tchunk_child(request* p, std::size_t len) noexcept {
     return child;
 }
 
-// What both pumps do when a chunk cannot get memory: with nothing in flight
-// nobody would call back, so p fails and gives up its token.
-void tchunk_give_up(request* p) noexcept {
-    if (p->inflight == 0) {
-        request_fail(p, status::no_mem);
-        p->offset = p->bytes;
-        request_complete(p);
-    }
-}
-
 // Issues child, one piece of p's tagged data (a send, or a chunk receive),
 // now or through the deferred queue (op), with p's window bookkeeping: a
 // child that is done at once or failed gets no callback, so it completes
@@ -410,7 +398,7 @@ void tchunk_recv_pump(request* r) noexcept {
     while (r->offset < r->bytes && r->inflight < g_dev.tdata_window) {
         const std::size_t len = std::min<std::size_t>(r->rndv_chunk, r->bytes - r->offset);
         request* child = tchunk_child(r, len);
-        if (!child) return tchunk_give_up(r);
+        if (!child) return rndv_give_up(r);
         r->offset += len;
         child->flags |= rf_tdata;
         const bool last = r->offset == r->bytes;
@@ -429,7 +417,7 @@ void tchunk_send_pump(request* s) noexcept {
     while (s->offset < s->bytes && s->inflight < g_dev.tdata_window) {
         const std::size_t len = std::min<std::size_t>(s->rndv_chunk, s->bytes - s->offset);
         request* child = tchunk_child(s, len);
-        if (!child) return tchunk_give_up(s);
+        if (!child) return rndv_give_up(s);
         if (s->dt)
             (void)dame::pack_range(*s->dt, s->buf, s->count, static_cast<int64_t>(s->offset),
                                    static_cast<int64_t>(len), child->stage);

@@ -87,7 +87,7 @@ void native_tchunk_done(request* child, status result, std::size_t got) noexcept
 // Posts r's next chunk receives (at most tdata_window outstanding).
 void tchunk_recv_pump(request* r) noexcept;
 // Sender: the CTS asked for tagged chunks; and the pump that issues them
-// (rndv_pump for rndv_mode 1).
+// (rndv_pump when rndv_chunk is set).
 void native_send_tchunks(request* s, uint32_t rreq_id, std::size_t bytes, std::size_t chunk) noexcept;
 void tchunk_send_pump(request* s) noexcept;
 

@@ -55,7 +55,7 @@ void nm_recv_done<nm_state>(nm_state* st, const nm::recv_info& info, status resu
     request* r = owner_of(st);
     if (__builtin_expect(r->flags & rf_tdata, 0)) {  // the data after an RTS: status already set
         if (r->parent) {  // one tagged chunk of it
-            native_tchunk_done(r, result, info.truncated ? r->capacity + 1 : info.bytes);
+            native_tchunk_done(r, result, info.truncated ? 0 : info.bytes);  // 0: never a chunk's size
             return;
         }
         if (result != status::ok) request_fail(r, info.truncated ? status::io : result);

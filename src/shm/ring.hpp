@@ -125,16 +125,24 @@ inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t n) noe
 #endif
 }
 
+// A copy into memory another process reads: streamed from stream_min bytes
+// on, else memcpy. Returns whether it streamed (the caller then fences
+// before publishing).
+inline bool copy_for_reader(std::byte* dst, const void* src, std::size_t n,
+                            std::size_t stream_min) noexcept {
+    if (n >= stream_min) {
+        stream_copy(dst, static_cast<const std::byte*>(src), n);
+        return true;
+    }
+    std::memcpy(dst, src, n);
+    return false;
+}
+
 inline void copy_iov(std::byte* dst, const nm::iov* payload, int niov,
                      std::size_t stream_min = SIZE_MAX) noexcept {
     bool streamed = false;
     for (int i = 0; i < niov; ++i) {
-        if (payload[i].len >= stream_min) {
-            stream_copy(dst, static_cast<const std::byte*>(payload[i].base), payload[i].len);
-            streamed = true;
-        } else {
-            std::memcpy(dst, payload[i].base, payload[i].len);
-        }
+        streamed = copy_for_reader(dst, payload[i].base, payload[i].len, stream_min) || streamed;
         dst += payload[i].len;
     }
 #if defined(__x86_64__)
