@@ -6,7 +6,11 @@
  * memcpy of the same bytes inside one process (what a put into shared
  * window memory costs). Two processes (fork): the child only owns the
  * buffer; the parent copies. Rows 64 KiB, 256 KiB, 1 MiB; µs per copy,
- * the fastest of 5 repetitions.
+ * the fastest of 5 repetitions. The 256 KiB row also reads the same bytes
+ * as 128 remote pieces of 2 KiB, every other 2 KiB of 512 KiB (readv_2k:
+ * a typed sender's layout offered to the receiver, FFT2_send/256 of
+ * docs/ddt-wire.md): the kernel pins the pages of each remote piece on
+ * its own, which is why typed senders do not offer a single copy.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -26,10 +30,15 @@ static double now(void)
 
 enum { MAXB = 1 << 20, REPS = 5 };
 
-/* Seconds per copy of n bytes: 0 write, 1 read, 2 memcpy; best of REPS. */
+enum { PIECE = 2048, PIECES = 128 };
+
+/* Seconds per copy of n bytes: 0 write, 1 read, 2 memcpy, 3 read of
+ * PIECES remote pieces of n / PIECES bytes at twice that stride; best of REPS. */
 static double timed(int what, pid_t child, char *local, char *other, void *remote, size_t n, int iters)
 {
-    struct iovec li = {local, n}, ri = {remote, n};
+    struct iovec li = {local, n}, ri = {remote, n}, pieces[PIECES];
+    for (int k = 0; k < PIECES; ++k)
+        pieces[k] = (struct iovec){(char *)remote + 2 * (size_t)k * (n / PIECES), n / PIECES};
     double best = 1e30;
     for (int r = 0; r < REPS; ++r) {
         const double t0 = now();
@@ -37,6 +46,7 @@ static double timed(int what, pid_t child, char *local, char *other, void *remot
             ssize_t got = (ssize_t)n;
             if (what == 0) got = process_vm_writev(child, &li, 1, &ri, 1, 0);
             else if (what == 1) got = process_vm_readv(child, &li, 1, &ri, 1, 0);
+            else if (what == 3) got = process_vm_readv(child, &li, 1, pieces, PIECES, 0);
             else memcpy(other, local, n);
             if (got != (ssize_t)n) return -1;
             __asm__ volatile("" ::: "memory");
@@ -77,11 +87,12 @@ int main(void)
                "_readv) vs memcpy, us (lower is better)\n");
         printf("RATIO\tcma_copy\twrite/memcpy\tcma_copy.write_us\tcma_copy.memcpy_us\n");
         printf("RATIO\tcma_copy\tread/memcpy\tcma_copy.read_us\tcma_copy.memcpy_us\n");
+        printf("RATIO\tcma_copy\treadv_2k/read\tcma_copy.readv_2k_us\tcma_copy.read_us\n");
         static const size_t sizes[] = {65536, 262144, MAXB};
-        static const char *const names[] = {"write_us", "read_us", "memcpy_us"};
+        static const char *const names[] = {"write_us", "read_us", "memcpy_us", "readv_2k_us"};
         for (int k = 0; k < 3 && rc == 0; ++k) {
             const int iters = (int)((fast ? 16 : 256) * (MAXB / sizes[k]));
-            for (int w = 0; w < 3; ++w) {
+            for (int w = 0; w < (sizes[k] == PIECE * PIECES ? 4 : 3); ++w) {
                 const double s = timed(w, c, local, other, remote, sizes[k], iters);
                 if (s < 0) {
                     fprintf(stderr, "cma_copy: cross-memory attach refused (ptrace rules?)\n");
