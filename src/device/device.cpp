@@ -60,10 +60,15 @@ void init_locality() {
     g_dev.local_ranks = static_cast<int>(std::count(nodes.begin(), nodes.end(), me));
     if (g_dev.local_ranks < 1) g_dev.local_ranks = 1;
     g_dev.usable_cores = count_usable_cores();
+    // The job's ranks on this host: the node's, or more when the launcher
+    // maps several nodes onto one host (our mpiexec -ppn) and says how many
+    // it started here (CH4LITE_HOST_RANKS). They all share its cores.
+    g_dev.host_ranks = static_cast<int>(std::clamp<int64_t>(
+        util::env_int("CH4LITE_HOST_RANKS", 0), g_dev.local_ranks, int64_t{1} << 30));
     // CH4LITE_YIELD: 1 always yield when idle, 0 never, unset = when oversubscribed.
     const char* y = util::env_str("CH4LITE_YIELD", "auto");
     if (std::strcmp(y, "auto") == 0)
-        g_dev.oversubscribed = g_dev.local_ranks > g_dev.usable_cores;
+        g_dev.oversubscribed = g_dev.host_ranks > g_dev.usable_cores;
     else
         g_dev.oversubscribed = util::env_bool("CH4LITE_YIELD", false);
 }
@@ -142,9 +147,10 @@ status init(int required, int& provided, std::string& error) {
         return s;
     }
     init_p2p_mode();
-    util::verbose("rank %d of %d: %s; %d rank(s) on this node, %d usable core(s)%s",
+    util::verbose("rank %d of %d: %s; %d rank(s) on this node, %d on this host, %d usable "
+                  "core(s)%s",
                   g_dev.world_rank, g_dev.world_size, library_version().c_str(),
-                  g_dev.local_ranks, g_dev.usable_cores,
+                  g_dev.local_ranks, g_dev.host_ranks, g_dev.usable_cores,
                   g_dev.oversubscribed ? ", oversubscribed: idle waits yield" : "");
     g_dev.initialized = true;
     g_active = true;

@@ -19,6 +19,7 @@ struct device_state {
     int world_rank = 0;
     int world_size = 1;
     int local_ranks = 1;      // ranks on my node
+    int host_ranks = 1;       // ranks on my host (>= local_ranks; init_locality)
     int usable_cores = 1;     // cores in my affinity mask (hwloc)
     bool oversubscribed = false;
     bool initialized = false;

@@ -154,6 +154,9 @@ std::vector<std::string> job::rank_env(int r, int pmi_fd) const {
     env.push_back("PMI_SIZE=" + std::to_string(opt_.np));
     env.push_back("MPI_LOCALNRANKS=" + std::to_string(local_n));
     env.push_back("MPI_LOCALRANKID=" + std::to_string(r % ppn));
+    // Every rank runs on this host, whatever -ppn says about nodes: the
+    // library counts them all against the cores (idle waits yield).
+    env.push_back("CH4LITE_HOST_RANKS=" + std::to_string(opt_.np));
     env.push_back("CH4LITE_JOB_KEY=" + job_key_hex_);
     if (opt_.verbose) env.push_back("CH4LITE_VERBOSE=1");
     return env;

@@ -58,7 +58,7 @@ void child_say(const char* what, const char* arg, int err) noexcept {
 bool is_launcher_var(std::string_view kv) {
     static constexpr std::string_view drop[] = {
         "PMI_FD=", "PMI_PORT=", "PMI_ID=", "PMI_RANK=", "PMI_SIZE=", "PMI_process_mapping=",
-        "MPI_LOCALNRANKS=", "MPI_LOCALRANKID=", "CH4LITE_JOB_KEY="};
+        "MPI_LOCALNRANKS=", "MPI_LOCALRANKID=", "CH4LITE_JOB_KEY=", "CH4LITE_HOST_RANKS="};
     for (std::string_view d : drop)
         if (kv.substr(0, d.size()) == d) return true;
     return false;
