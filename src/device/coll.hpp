@@ -97,7 +97,8 @@ struct coll_tuning {
     std::size_t reduce_long = 64 * 1024;      // reduce-scatter + gather from here
     std::size_t allgather_long = 64 * 1024;   // ring from here (total bytes)
     std::size_t alltoall_long = 32 * 1024;    // pairwise exchange from here (per block)
-    std::size_t alltoall_stage = SIZE_MAX;    // staged exchange from here (same)
+    std::size_t alltoall_stage = SIZE_MAX;    // staged exchange from here (same) ...
+    std::size_t alltoall_stage_max = SIZE_MAX;  // ... for blocks below this
     int alltoall_window = 32;                 // peers in flight in the scattered alltoall
 };
 extern coll_tuning g_coll;

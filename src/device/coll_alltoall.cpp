@@ -55,7 +55,7 @@ status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexc
         std::memcpy(t, r, total);
         s = t;
     }
-    if (n >= g_coll.alltoall_stage && all_local(c) && stage_usable(c) &&
+    if (n >= g_coll.alltoall_stage && n < g_coll.alltoall_stage_max && all_local(c) && stage_usable(c) &&
         stage_box_bytes(c) / static_cast<std::size_t>(p) >= 64)
         return coll::finish(alltoall_staged(s, r, n, c));
     std::byte* d = desc.get(static_cast<std::size_t>(p) * (sizeof(cblock) + sizeof(block)));

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Collective algorithm switch points from the environment (read once, at
 // MPI_Init): CH4LITE_COLL_BCAST_LONG, _BCAST_FLAT, _BCAST_STAGE, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT,
-// _ALLREDUCE_STAGE, _REDUCE_LONG, _ALLGATHER_LONG, _ALLTOALL_LONG, _ALLTOALL_STAGE (bytes, K/M suffixes) and
-// CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
+// _ALLREDUCE_STAGE, _REDUCE_LONG, _ALLGATHER_LONG, _ALLTOALL_LONG, _ALLTOALL_STAGE, _ALLTOALL_STAGE_MAX
+// (bytes, K/M suffixes, or "never") and CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
+#include <strings.h>
+
 #include <algorithm>
 #include <limits>
 
@@ -15,9 +17,12 @@ namespace ch4lite::dev {
 coll_tuning g_coll;
 
 namespace {
+// Bytes, or "never" (also any negative value): the algorithm is not used.
 std::size_t bytes_param(const char* name, std::size_t dflt) {
-    const int64_t v = util::env_int(name, static_cast<int64_t>(dflt));
-    return v < 0 ? dflt : static_cast<std::size_t>(v);
+    const char* s = util::env_str(name, "");
+    if (strcasecmp(s, "never") == 0) return SIZE_MAX;
+    const int64_t v = util::env_int(name, dflt == SIZE_MAX ? -1 : static_cast<int64_t>(dflt));
+    return v < 0 ? SIZE_MAX : static_cast<std::size_t>(v);
 }
 }  // namespace
 
@@ -37,7 +42,13 @@ void coll_init() noexcept {
     // single copy; 3 and 4 ranks on 2 cores, 256 KiB: 28-32 -> 13 us and
     // 53-55 -> 21 us; 1 MiB: 102-105 -> 53-75 and 184-187 -> 76 us. On 2
     // ranks with a core each it lost (32 KiB 2.1 -> 3.7 us), so only here.
+    // Alltoall of blocks below 64 KiB too (staged exchange: one fill, one
+    // wait for the last member, no pairwise step): 3 and 4 ranks on 2
+    // cores, 8 B-32 KiB 0.75-0.96x the scattered exchange's time, two A/B
+    // pairs each; from 256 KiB on it lost (1.1-1.35x).
     if (g_dev.oversubscribed) {
+        d.alltoall_stage = 0;
+        d.alltoall_stage_max = 64 * 1024;
         d.bcast_stage = 32 * 1024;
         d.bcast_flat = 32 * 1024;
         d.bcast_long = std::numeric_limits<std::size_t>::max();
@@ -53,6 +64,7 @@ void coll_init() noexcept {
     g_coll.allgather_long = bytes_param("CH4LITE_COLL_ALLGATHER_LONG", d.allgather_long);
     g_coll.alltoall_long = bytes_param("CH4LITE_COLL_ALLTOALL_LONG", d.alltoall_long);
     g_coll.alltoall_stage = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE", d.alltoall_stage);
+    g_coll.alltoall_stage_max = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE_MAX", d.alltoall_stage_max);
     g_coll.alltoall_window = static_cast<int>(
         std::clamp<int64_t>(util::env_int("CH4LITE_COLL_ALLTOALL_WINDOW", d.alltoall_window), 1, 32));
 }
