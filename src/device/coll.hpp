@@ -100,6 +100,9 @@ struct coll_tuning {
     std::size_t alltoall_stage = SIZE_MAX;    // staged exchange from here (same) ...
     std::size_t alltoall_stage_max = SIZE_MAX;  // ... for blocks below this
     int alltoall_window = 32;                 // peers in flight in the scattered alltoall
+    // How a staged broadcast's root fills the chunks (coll_stage.cpp):
+    // timed plain copies that turn to streamed ones when slow, or always one.
+    enum class fill { automatic, plain, streamed } stage_fill = fill::automatic;
 };
 extern coll_tuning g_coll;
 void coll_init() noexcept;

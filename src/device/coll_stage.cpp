@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -29,7 +30,23 @@ struct slot_hdr {
     uint64_t bytes;  // the root's message size (every chunk of it)
     alignas(64) uint64_t done;
 };
-constexpr std::size_t hdr_bytes = (slots * sizeof(slot_hdr) + page - 1) / page * page;
+// How the root fills the broadcast chunks, after the slots. Plain copies
+// are fastest when the vCPUs share a cache, but when the VM places them
+// far apart (docs/shm.md, "The eager limit and the vCPU placement") a plain
+// fill into lines the readers of the last lap still hold moves ~2.6 GB/s,
+// where non-temporal stores move 25-34 GB/s (the readers then read memory,
+// which costs them in the good placement). So the root times its plain
+// fills of at least `timed_min` bytes; two slower than `slow_bytes_per_ns`
+// in a row make every root stream the next `stream_lap` chunks, after which
+// plain fills are tried again.
+struct fill_ctl {
+    alignas(64) uint64_t stream_until;  // chunks numbered below this are streamed
+};
+constexpr uint64_t stream_lap = 256;
+constexpr std::size_t timed_min = 32 * 1024;
+constexpr uint64_t slow_bytes_per_ns = 5;  // 5 GB/s
+constexpr std::size_t hdr_bytes =
+    (slots * sizeof(slot_hdr) + sizeof(fill_ctl) + page - 1) / page * page;
 constexpr std::size_t bcast_bytes = slots * chunk;
 
 // Staged exchange rounds (Alltoall, Allreduce): per member, the last round
@@ -67,8 +84,10 @@ struct layout {
 struct coll_stage {
     shm::segment seg;
     slot_hdr* hdr = nullptr;
+    fill_ctl* fill = nullptr;
     std::byte* data = nullptr;
     uint64_t next = 0;  // number of the next chunk (every member counts alike)
+    unsigned slow_fills = 0;  // as root: timed plain fills in a row that were slow
     xline* x = nullptr;
     std::byte* boxes = nullptr;
     std::size_t box = 0;  // bytes per member and half
@@ -129,6 +148,7 @@ bool stage_usable(comm& c) noexcept {
     }
     const layout l(c.size);
     st->hdr = reinterpret_cast<slot_hdr*>(st->seg.base());
+    st->fill = reinterpret_cast<fill_ctl*>(st->hdr + slots);
     st->data = st->seg.base() + l.bcast;
     st->x = reinterpret_cast<xline*>(st->seg.base() + l.xctl);
     st->boxes = st->seg.base() + l.boxes;
@@ -157,7 +177,30 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
             const uint64_t need = (g / slots) * readers;  // its previous lap read by all
             if (done.load(std::memory_order_acquire) < need)
                 progress_until([&] { return done.load(std::memory_order_acquire) >= need; });
-            std::memcpy(d, buf + off, len);
+            std::atomic_ref<uint64_t> until(s.fill->stream_until);
+            const auto mode = g_coll.stage_fill;
+            if (mode == coll_tuning::fill::streamed ||
+                (mode == coll_tuning::fill::automatic && g < until.load(std::memory_order_relaxed))) {
+#if defined(__x86_64__)
+                if (shm::copy_for_reader(d, buf + off, len, g_dev.shm.stream_min()))
+                    _mm_sfence();  // before the release store
+#else
+                std::memcpy(d, buf + off, len);
+#endif
+            } else if (len >= timed_min && mode == coll_tuning::fill::automatic) {
+                const auto t0 = std::chrono::steady_clock::now();
+                std::memcpy(d, buf + off, len);
+                const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::steady_clock::now() - t0).count();
+                if (static_cast<uint64_t>(ns) * slow_bytes_per_ns <= len) {
+                    s.slow_fills = 0;
+                } else if (++s.slow_fills >= 2) {
+                    s.slow_fills = 0;
+                    until.store(g + 1 + stream_lap, std::memory_order_relaxed);
+                }
+            } else {
+                std::memcpy(d, buf + off, len);
+            }
             std::atomic_ref<uint64_t>(h.bytes).store(n, std::memory_order_relaxed);
             std::atomic_ref<uint64_t>(h.seq).store(g + 1, std::memory_order_release);
             off += len;

@@ -2,10 +2,12 @@
 // Collective algorithm switch points from the environment (read once, at
 // MPI_Init): CH4LITE_COLL_BCAST_LONG, _BCAST_FLAT, _BCAST_STAGE, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT,
 // _ALLREDUCE_STAGE, _REDUCE_LONG, _ALLGATHER_LONG, _ALLTOALL_LONG, _ALLTOALL_STAGE, _ALLTOALL_STAGE_MAX
-// (bytes, K/M suffixes, or "never") and CH4LITE_COLL_ALLTOALL_WINDOW (peers). docs/collectives.md explains them.
+// (bytes, K/M suffixes, or "never"), CH4LITE_COLL_ALLTOALL_WINDOW (peers) and
+// CH4LITE_COLL_STAGE_FILL (auto, plain, stream). docs/collectives.md explains them.
 #include <strings.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 
 #include "device/coll.hpp"
@@ -65,6 +67,13 @@ void coll_init() noexcept {
     g_coll.alltoall_long = bytes_param("CH4LITE_COLL_ALLTOALL_LONG", d.alltoall_long);
     g_coll.alltoall_stage = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE", d.alltoall_stage);
     g_coll.alltoall_stage_max = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE_MAX", d.alltoall_stage_max);
+    const char* f = util::env_str("CH4LITE_COLL_STAGE_FILL", "auto");
+    if (strcasecmp(f, "plain") == 0)
+        g_coll.stage_fill = coll_tuning::fill::plain;
+    else if (strcasecmp(f, "stream") == 0)
+        g_coll.stage_fill = coll_tuning::fill::streamed;
+    else if (strcasecmp(f, "auto") != 0)
+        std::fprintf(stderr, "ch4lite: ignoring CH4LITE_COLL_STAGE_FILL=%s: not auto, plain or stream\n", f);
     g_coll.alltoall_window = static_cast<int>(
         std::clamp<int64_t>(util::env_int("CH4LITE_COLL_ALLTOALL_WINDOW", d.alltoall_window), 1, 32));
 }
