@@ -48,7 +48,12 @@ void coll_init() noexcept {
     // wait for the last member, no pairwise step): 3 and 4 ranks on 2
     // cores, 8 B-32 KiB 0.75-0.96x the scattered exchange's time, two A/B
     // pairs each; from 256 KiB on it lost (1.1-1.35x).
+    // And Allreduce from 64 KiB (staged exchange: two rounds, each member
+    // folds 1/p): 256 KiB 97-155 vs 237-249 us on 3 ranks, 109-142 vs
+    // 281-369 on 4; 1 MiB 358-577 vs 809 and 396-550 vs 986-1295 (two
+    // A/B pairs each); at 32 KiB a tie within the noise.
     if (g_dev.oversubscribed) {
+        d.allreduce_stage = 64 * 1024;
         d.alltoall_stage = 0;
         d.alltoall_stage_max = 64 * 1024;
         d.bcast_stage = 32 * 1024;
