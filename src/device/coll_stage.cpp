@@ -179,27 +179,26 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
                 progress_until([&] { return done.load(std::memory_order_acquire) >= need; });
             std::atomic_ref<uint64_t> until(s.fill->stream_until);
             const auto mode = g_coll.stage_fill;
+            const bool automatic = mode == coll_tuning::fill::automatic;
             if (mode == coll_tuning::fill::streamed ||
-                (mode == coll_tuning::fill::automatic && g < until.load(std::memory_order_relaxed))) {
-#if defined(__x86_64__)
+                (automatic && g < until.load(std::memory_order_relaxed))) {
                 if (shm::copy_for_reader(d, buf + off, len, g_dev.shm.stream_min()))
-                    _mm_sfence();  // before the release store
-#else
-                std::memcpy(d, buf + off, len);
-#endif
-            } else if (len >= timed_min && mode == coll_tuning::fill::automatic) {
-                const auto t0 = std::chrono::steady_clock::now();
-                std::memcpy(d, buf + off, len);
-                const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                    std::chrono::steady_clock::now() - t0).count();
-                if (static_cast<uint64_t>(ns) * slow_bytes_per_ns <= len) {
-                    s.slow_fills = 0;
-                } else if (++s.slow_fills >= 2) {
-                    s.slow_fills = 0;
-                    until.store(g + 1 + stream_lap, std::memory_order_relaxed);
-                }
+                    shm::stream_fence();  // before the release store
             } else {
+                const bool timed = automatic && len >= timed_min;
+                const auto t0 = timed ? std::chrono::steady_clock::now()
+                                      : std::chrono::steady_clock::time_point{};
                 std::memcpy(d, buf + off, len);
+                if (timed) {
+                    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now() - t0).count();
+                    if (static_cast<uint64_t>(ns) * slow_bytes_per_ns <= len) {
+                        s.slow_fills = 0;
+                    } else if (++s.slow_fills >= 2) {
+                        s.slow_fills = 0;
+                        until.store(g + 1 + stream_lap, std::memory_order_relaxed);
+                    }
+                }
             }
             std::atomic_ref<uint64_t>(h.bytes).store(n, std::memory_order_relaxed);
             std::atomic_ref<uint64_t>(h.seq).store(g + 1, std::memory_order_release);
@@ -251,9 +250,7 @@ bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&
     const uint64_t g = ++s.round;
     if (g > 2) wait_all(s, &xline::used, g - 2);
     fill(s.box_of(g, me));
-#if defined(__x86_64__)
-    _mm_sfence();  // streamed fills before the release store
-#endif
+    shm::stream_fence();  // streamed fills before the release store
     if (bytes) std::atomic_ref<uint64_t>(s.x[me].bytes).store(bytes, std::memory_order_relaxed);
     std::atomic_ref<uint64_t>(s.x[me].filled).store(g, std::memory_order_release);
     wait_all(s, &xline::filled, g);

@@ -337,9 +337,7 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
     m->iov[0] = {m->own.data(), m->own.size()};
     m->niov = 1;
     if (batch_send_now(w, t, m) != status::ok) {  // no reply will come: copy it all ourselves
-        --w.pending_resp;
-        slot->t->release();
-        op_pool().free(slot);
+        slot_done(w, slot);
         return false;
     }
     ++w.pulls;
@@ -538,6 +536,12 @@ status compare_and_swap(win& w, const void* origin, const void* compare, void* r
     std::memcpy(p + sizeof rc + sizeof rr + n, static_cast<const std::byte*>(compare) + t->true_lb(), n);
     if (rank != w.rank()) return status::ok;
     return self_flush(w);
+}
+
+void slot_done(win& w, op* s) noexcept {
+    --w.pending_resp;
+    s->t->release();
+    op_pool().free(s);
 }
 
 }  // namespace ch4lite::rma

@@ -11,6 +11,9 @@
 namespace ch4lite::rma {
 
 util::object_pool<op>& op_pool() noexcept;
+// A reply slot (origin.cpp's new_slot) is done: the window stops waiting
+// for it, its type reference is dropped, it goes back to the pool.
+void slot_done(win& w, op* s) noexcept;
 util::object_pool<out_msg>& msg_pool() noexcept;
 // Idempotent; no_mem when a pool cannot reach its minimum.
 status pools_init() noexcept;

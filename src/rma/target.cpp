@@ -304,11 +304,7 @@ void deliver(op* slot, uint64_t off, const std::byte* data, uint64_t len, uint32
                                static_cast<int64_t>(len), data);
     }
     slot->got += len;
-    if (slot->got >= slot->expect) {
-        --w.pending_resp;
-        slot->t->release();
-        op_pool().free(slot);
-    }
+    if (slot->got >= slot->expect) slot_done(w, slot);
 }
 
 }  // namespace

@@ -125,6 +125,14 @@ inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t n) noe
 #endif
 }
 
+// Orders streamed (non-temporal) stores before the release store that
+// publishes them; nothing to do where stream_copy is a memcpy.
+inline void stream_fence() noexcept {
+#if defined(__x86_64__)
+    _mm_sfence();
+#endif
+}
+
 // A copy into memory another process reads: streamed from stream_min bytes
 // on, else memcpy. Returns whether it streamed (the caller then fences
 // before publishing).
@@ -145,11 +153,7 @@ inline void copy_iov(std::byte* dst, const nm::iov* payload, int niov,
         streamed = copy_for_reader(dst, payload[i].base, payload[i].len, stream_min) || streamed;
         dst += payload[i].len;
     }
-#if defined(__x86_64__)
-    if (streamed) _mm_sfence();  // the cell's release store must not pass them
-#else
-    (void)streamed;
-#endif
+    if (streamed) stream_fence();  // the cell's release store must not pass them
 }
 
 // Enqueues one message: header + a payload of plen bytes that fill(dst)
