@@ -23,6 +23,7 @@
 // is inline and free of syscalls, locks and allocation (STYLE.md #9).
 #pragma once
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -94,6 +95,16 @@ struct tx_ring {
     uint64_t data_tail = 0;
     uint64_t data_done_seen = 0;   // cached copy of v.ctrl->data_done
     std::size_t stream_min = SIZE_MAX;  // payload segments from here: stream_copy
+    // Adaptive stores (docs/shm.md, "Cached or streamed stores"): payloads
+    // of at least adapt_min bytes (the pipelined chunks) are written with
+    // cached stores and timed while that runs faster than adapt_rate bytes
+    // per ns; after two slower ones in a row the next adapt_nt go streamed,
+    // then cached stores are tried again.
+    std::size_t adapt_min = SIZE_MAX;
+    double adapt_rate = 6.0;     // bytes per ns (6 GB/s)
+    uint32_t adapt_nt = 256;
+    uint32_t nt_left = 0;        // streamed copies before the next trial
+    uint32_t slow_seen = 0;      // slow cached copies in a row
 };
 
 // A copy into the data ring with non-temporal stores (x86: movntdq; other
@@ -192,9 +203,49 @@ inline status tx_send_fill(tx_ring& t, uint8_t handler, const void* hdr, std::si
     return status::ok;
 }
 
+// A cached copy of n bytes into the ring took ns: two slower than
+// adapt_rate in a row switch the next adapt_nt copies to streamed stores.
+inline void tx_note_cached(tx_ring& t, std::size_t n, int64_t ns) noexcept {
+    if (static_cast<double>(ns) * t.adapt_rate <= static_cast<double>(n)) {
+        t.slow_seen = 0;
+        return;
+    }
+    if (++t.slow_seen >= 2) {
+        t.slow_seen = 0;
+        t.nt_left = t.adapt_nt;
+    }
+}
+
+// Enqueues one message whose payload (plen >= stream_min) fill(dst, streamed)
+// writes: streamed (non-temporal, fenced by fill) below adapt_min and while
+// nt_left lasts, else with cached stores, timed (tx_note_cached).
+template <class Fill>
+inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
+                            std::size_t plen, Fill&& fill) noexcept {
+    if (plen < t.adapt_min || t.nt_left > 0) {
+        const status s = tx_send_fill(t, handler, hdr, hlen, plen,
+                                      [&](std::byte* dst) noexcept { fill(dst, true); });
+        if (s == status::ok && plen >= t.adapt_min) --t.nt_left;
+        return s;
+    }
+    int64_t ns = 0;
+    const status s = tx_send_fill(t, handler, hdr, hlen, plen, [&](std::byte* dst) noexcept {
+        using clock = std::chrono::steady_clock;
+        const auto t0 = clock::now();
+        fill(dst, false);
+        ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count();
+    });
+    if (s == status::ok) tx_note_cached(t, plen, ns);
+    return s;
+}
+
 // Enqueues one message (header + payload of plen bytes in niov segments).
 inline status tx_send(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
                       const nm::iov* payload, int niov, std::size_t plen) noexcept {
+    if (__builtin_expect(plen >= t.adapt_min && plen >= t.stream_min, 0))
+        return tx_send_large(t, handler, hdr, hlen, plen, [&](std::byte* dst, bool streamed) noexcept {
+            copy_iov(dst, payload, niov, streamed ? 0 : SIZE_MAX);
+        });
     return tx_send_fill(t, handler, hdr, hlen, plen,
                         [&](std::byte* dst) noexcept { copy_iov(dst, payload, niov, t.stream_min); });
 }

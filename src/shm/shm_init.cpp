@@ -43,7 +43,7 @@ struct published {
 uint64_t pow2_floor(uint64_t v) { return v ? uint64_t{1} << (63 - __builtin_clzll(v)) : 1; }
 
 // Ring geometry for n local ranks: 128 cells per ring, and data rings of
-// 256 KiB while n*n rings fit in 64 MiB, smaller beyond (at least 16 KiB).
+// 1 MiB while n*n rings fit in 64 MiB, smaller beyond (at least 16 KiB).
 geometry choose_geometry(uint32_t n) {
     geometry g;
     g.nlocal = n;
@@ -51,7 +51,7 @@ geometry choose_geometry(uint32_t n) {
     g.cells = static_cast<uint32_t>(pow2_floor(static_cast<uint64_t>(cells)));
     const uint64_t fit = pow2_floor((64ull << 20) / (uint64_t{n} * n));
     const int64_t data = util::env_int("CH4LITE_SHM_RING_BYTES",
-                                       static_cast<int64_t>(std::clamp<uint64_t>(fit, 16384, 262144)));
+                                       static_cast<int64_t>(std::clamp<uint64_t>(fit, 16384, 1 << 20)));
     g.data_bytes = pow2_floor(static_cast<uint64_t>(std::clamp<int64_t>(data, 16384, 1ll << 30)));
     return g;
 }
@@ -240,7 +240,12 @@ void transport::setup_rings() {
         pid_of_[i] = slots[i].pid;
     }
     payload_max_ = max_payload(g.data_bytes);
-    chunk_ = static_cast<std::size_t>(g.data_bytes / 4);
+    // Pipelined chunks of 64 KiB (a quarter of smaller rings): with cached
+    // stores, a ring four times the chunk is slower than one sixteen times
+    // it (docs/shm.md, "Cached or streamed stores").
+    chunk_ = static_cast<std::size_t>(std::min<uint64_t>(g.data_bytes / 4, 65536));
+    if (util::env_int("CH4LITE_SHM_STORE_ADAPT", 1) != 0)
+        for (auto& t : tx_) t.adapt_min = chunk_;
     const int64_t eager = util::env_int("CH4LITE_SHM_EAGER_MAX", 32 * 1024);
     eager_max_ = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(eager, 0)), chunk_);
 }
@@ -300,12 +305,12 @@ status transport::am_send_packed_streamed(tx_ring& tx, uint8_t handler, const vo
     // Packed only once the ring has room (fill runs then), so a full ring
     // costs no packing; without staging memory, straight into the ring.
     util::scratch tmp;
-    std::byte* s = tmp.get(len);
-    return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
+    return tx_send_large(tx, handler, hdr, hlen, len, [&](std::byte* dst, bool streamed) noexcept {
+        std::byte* s = streamed ? tmp.get(len) : nullptr;
         (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), s ? s : dst);
         if (!s) return;
         const nm::iov v{s, len};
-        copy_iov(dst, &v, 1, tx.stream_min);
+        copy_iov(dst, &v, 1, 0);
     });
 }
 

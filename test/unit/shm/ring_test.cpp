@@ -136,6 +136,64 @@ TEST(ShmRing, MaxPayloadFitsAtEveryOffset) {
     }
 }
 
+// Adaptive stores for large payloads (tx_send_large): cached copies timed
+// slower than adapt_rate twice in a row switch the next adapt_nt copies to
+// streamed stores, then cached ones are tried again; the bytes arrive intact
+// either way, across wraps of the data ring.
+TEST(ShmRing, AdaptiveStoresSwitchAfterTwoSlowCopiesAndBack) {
+    test_ring r(16, 65536);
+    r.tx.stream_min = 1024;
+    r.tx.adapt_min = 8192;
+    r.tx.adapt_nt = 3;
+    r.tx.adapt_rate = 1e12;  // no copy is this fast: every cached one counts as slow
+    const uint8_t hdr = 4;
+    uint8_t h;
+    std::vector<std::byte> gh, gp;
+    auto round_trip = [&](std::size_t n, unsigned seed) {
+        const auto p = pattern(n, seed);
+        ASSERT_EQ(r.send(4, &hdr, 1, p.data(), p.size()), status::ok);
+        ASSERT_TRUE(r.recv(h, gh, gp));
+        ASSERT_EQ(gp, p) << "seed " << seed;
+    };
+    // Below adapt_min: streamed as before, no trial.
+    round_trip(4096, 1);
+    EXPECT_EQ(r.tx.slow_seen, 0u);
+    EXPECT_EQ(r.tx.nt_left, 0u);
+    // Two slow cached copies in a row: the next 3 go streamed.
+    round_trip(9000, 2);
+    EXPECT_EQ(r.tx.slow_seen, 1u);
+    EXPECT_EQ(r.tx.nt_left, 0u);
+    round_trip(9000, 3);
+    EXPECT_EQ(r.tx.slow_seen, 0u);
+    EXPECT_EQ(r.tx.nt_left, 3u);
+    for (unsigned i = 0; i < 3; ++i) round_trip(12000 + i * 100, 4 + i);
+    EXPECT_EQ(r.tx.nt_left, 0u);
+    // Fast again: a cached copy clears the count of slow ones.
+    round_trip(9000, 9);
+    EXPECT_EQ(r.tx.slow_seen, 1u);
+    r.tx.adapt_rate = 0;  // every copy fast enough
+    for (unsigned i = 0; i < 20; ++i) round_trip(8192 + i * 777, 10 + i);  // wraps the ring
+    EXPECT_EQ(r.tx.slow_seen, 0u);
+    EXPECT_EQ(r.tx.nt_left, 0u);
+}
+
+// A ring that is full answers `again` without counting a copy.
+TEST(ShmRing, AdaptiveStoresDoNotCountRefusedSends) {
+    test_ring r(64, 16384);
+    r.tx.stream_min = 1024;
+    r.tx.adapt_min = 4000;
+    r.tx.adapt_nt = 5;
+    r.tx.adapt_rate = 1e12;
+    const uint8_t hdr = 1;
+    const auto p = pattern(4000, 1);
+    ASSERT_EQ(r.send(2, &hdr, 1, p.data(), p.size()), status::ok);
+    ASSERT_EQ(r.send(2, &hdr, 1, p.data(), p.size()), status::ok);
+    ASSERT_EQ(r.tx.nt_left, 5u);
+    while (r.send(2, &hdr, 1, p.data(), p.size()) == status::ok) {
+    }
+    EXPECT_EQ(r.tx.nt_left, 3u);  // 4 x 4032 bytes fill 16 KiB: two more went, then `again`
+}
+
 // A cell left from the previous lap, and stale data bytes, are never taken
 // for a new message: the receiver waits for seq == position + 1.
 TEST(ShmRing, StaleCellsAreNotReceivedAgain) {
