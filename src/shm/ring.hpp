@@ -96,15 +96,17 @@ struct tx_ring {
     uint64_t data_done_seen = 0;   // cached copy of v.ctrl->data_done
     std::size_t stream_min = SIZE_MAX;  // payload segments from here: stream_copy
     // Adaptive stores (docs/shm.md, "Cached or streamed stores"): payloads
-    // of at least adapt_min bytes (the pipelined chunks) are written with
-    // cached stores and timed while that runs faster than adapt_rate bytes
-    // per ns; after two slower ones in a row the next adapt_nt go streamed,
-    // then cached stores are tried again.
+    // of at least adapt_min bytes are written with cached stores and timed
+    // (those below adapt_time_min only every 8th) while that runs faster than
+    // adapt_rate bytes per ns; after two slower ones in a row the next
+    // adapt_nt go streamed, then cached stores are tried again.
     std::size_t adapt_min = SIZE_MAX;
+    std::size_t adapt_time_min = 16384;
     double adapt_rate = 6.0;     // bytes per ns (6 GB/s)
-    uint32_t adapt_nt = 256;
+    uint32_t adapt_nt = 1024;
     uint32_t nt_left = 0;        // streamed copies before the next trial
     uint32_t slow_seen = 0;      // slow cached copies in a row
+    uint32_t untimed = 0;        // untimed cached copies since the last timed one (7: time the next)
 };
 
 // A copy into the data ring with non-temporal stores (x86: movntdq; other
@@ -205,11 +207,15 @@ inline status tx_send_fill(tx_ring& t, uint8_t handler, const void* hdr, std::si
 
 // A cached copy of n bytes into the ring took ns: two slower than
 // adapt_rate in a row switch the next adapt_nt copies to streamed stores.
+// A slow copy, or the end of a streamed stretch, has the next cached copy
+// timed whatever its size.
 inline void tx_note_cached(tx_ring& t, std::size_t n, int64_t ns) noexcept {
+    t.untimed = 0;
     if (static_cast<double>(ns) * t.adapt_rate <= static_cast<double>(n)) {
         t.slow_seen = 0;
         return;
     }
+    t.untimed = 7;
     if (++t.slow_seen >= 2) {
         t.slow_seen = 0;
         t.nt_left = t.adapt_nt;
@@ -218,14 +224,21 @@ inline void tx_note_cached(tx_ring& t, std::size_t n, int64_t ns) noexcept {
 
 // Enqueues one message whose payload (plen >= stream_min) fill(dst, streamed)
 // writes: streamed (non-temporal, fenced by fill) below adapt_min and while
-// nt_left lasts, else with cached stores, timed (tx_note_cached).
+// nt_left lasts, else with cached stores, timed (tx_note_cached) from
+// adapt_time_min bytes on and every 8th copy below.
 template <class Fill>
 inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
                             std::size_t plen, Fill&& fill) noexcept {
     if (plen < t.adapt_min || t.nt_left > 0) {
         const status s = tx_send_fill(t, handler, hdr, hlen, plen,
                                       [&](std::byte* dst) noexcept { fill(dst, true); });
-        if (s == status::ok && plen >= t.adapt_min) --t.nt_left;
+        if (s == status::ok && plen >= t.adapt_min && --t.nt_left == 0) t.untimed = 7;
+        return s;
+    }
+    if (plen < t.adapt_time_min && t.untimed < 7) {
+        const status s = tx_send_fill(t, handler, hdr, hlen, plen,
+                                      [&](std::byte* dst) noexcept { fill(dst, false); });
+        if (s == status::ok) ++t.untimed;
         return s;
     }
     int64_t ns = 0;

@@ -244,8 +244,8 @@ void transport::setup_rings() {
     // stores, a ring four times the chunk is slower than one sixteen times
     // it (docs/shm.md, "Cached or streamed stores").
     chunk_ = static_cast<std::size_t>(std::min<uint64_t>(g.data_bytes / 4, 65536));
-    if (util::env_int("CH4LITE_SHM_STORE_ADAPT", 1) != 0)
-        for (auto& t : tx_) t.adapt_min = chunk_;
+    if (util::env_bool("CH4LITE_SHM_STORE_ADAPT", true))
+        for (auto& t : tx_) t.adapt_min = t.stream_min;
     const int64_t eager = util::env_int("CH4LITE_SHM_EAGER_MAX", 32 * 1024);
     eager_max_ = std::min<std::size_t>(static_cast<std::size_t>(std::max<int64_t>(eager, 0)), chunk_);
 }

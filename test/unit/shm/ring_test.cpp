@@ -145,7 +145,8 @@ TEST(ShmRing, AdaptiveStoresSwitchAfterTwoSlowCopiesAndBack) {
     r.tx.stream_min = 1024;
     r.tx.adapt_min = 8192;
     r.tx.adapt_nt = 3;
-    r.tx.adapt_rate = 1e12;  // no copy is this fast: every cached one counts as slow
+    r.tx.adapt_time_min = 0;  // time every cached copy
+    r.tx.adapt_rate = 1e12;   // no copy is this fast: every timed one counts as slow
     const uint8_t hdr = 4;
     uint8_t h;
     std::vector<std::byte> gh, gp;
@@ -177,12 +178,65 @@ TEST(ShmRing, AdaptiveStoresSwitchAfterTwoSlowCopiesAndBack) {
     EXPECT_EQ(r.tx.nt_left, 0u);
 }
 
+// Payloads below adapt_time_min are timed every 8th copy only (the clock
+// costs about as much as copying a few hundred bytes), except right after a
+// slow copy or a streamed stretch.
+TEST(ShmRing, AdaptiveStoresTimeEveryEighthSmallCopy) {
+    test_ring r(16, 65536);
+    r.tx.stream_min = 1024;
+    r.tx.adapt_min = 1024;
+    r.tx.adapt_time_min = 16384;
+    r.tx.adapt_nt = 4;
+    r.tx.adapt_rate = 1e12;
+    const uint8_t hdr = 7;
+    uint8_t h;
+    std::vector<std::byte> gh, gp;
+    for (unsigned i = 1; i <= 16; ++i) {
+        const auto p = pattern(2000 + i, i);
+        ASSERT_EQ(r.send(7, &hdr, 1, p.data(), p.size()), status::ok);
+        ASSERT_TRUE(r.recv(h, gh, gp));
+        ASSERT_EQ(gp, p);
+        if (i < 8) EXPECT_EQ(r.tx.slow_seen, 0u) << i;
+        if (i == 8) EXPECT_EQ(r.tx.slow_seen, 1u) << i;
+        if (i == 9) break;
+    }
+    // The 8th was timed and slow, so the 9th was timed at once: two slow in a row.
+    EXPECT_EQ(r.tx.nt_left, 4u);
+    EXPECT_EQ(r.tx.slow_seen, 0u);
+    // After the streamed stretch the first cached copy is timed again.
+    for (unsigned i = 0; i < 4; ++i) {
+        const auto p = pattern(3000, 50 + i);
+        ASSERT_EQ(r.send(7, &hdr, 1, p.data(), p.size()), status::ok);
+        ASSERT_TRUE(r.recv(h, gh, gp));
+        ASSERT_EQ(gp, p);
+    }
+    EXPECT_EQ(r.tx.nt_left, 0u);
+    EXPECT_EQ(r.tx.slow_seen, 0u);
+    const auto q = pattern(3000, 60);
+    ASSERT_EQ(r.send(7, &hdr, 1, q.data(), q.size()), status::ok);
+    ASSERT_TRUE(r.recv(h, gh, gp));
+    EXPECT_EQ(r.tx.slow_seen, 1u);
+    // Fast copies: sampled again, and a large one is always timed.
+    r.tx.adapt_rate = 0;
+    for (unsigned i = 0; i < 3; ++i) {
+        ASSERT_EQ(r.send(7, &hdr, 1, q.data(), q.size()), status::ok);
+        ASSERT_TRUE(r.recv(h, gh, gp));
+    }
+    EXPECT_EQ(r.tx.slow_seen, 0u);
+    EXPECT_EQ(r.tx.untimed, 2u);  // the first fast one was timed, two since
+    r.tx.adapt_rate = 1e12;
+    const auto big = pattern(20000, 99);
+    ASSERT_EQ(r.send(7, &hdr, 1, big.data(), big.size()), status::ok);
+    EXPECT_EQ(r.tx.slow_seen, 1u);
+}
+
 // A ring that is full answers `again` without counting a copy.
 TEST(ShmRing, AdaptiveStoresDoNotCountRefusedSends) {
     test_ring r(64, 16384);
     r.tx.stream_min = 1024;
     r.tx.adapt_min = 4000;
     r.tx.adapt_nt = 5;
+    r.tx.adapt_time_min = 0;
     r.tx.adapt_rate = 1e12;
     const uint8_t hdr = 1;
     const auto p = pattern(4000, 1);
