@@ -16,6 +16,12 @@ using namespace ch4lite::shm;
 
 namespace {
 
+std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
+    std::vector<std::byte> v(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 31 + seed * 7) & 0xff);
+    return v;
+}
+
 // One ring (s=0 -> r=0) in private memory, laid out as in a segment.
 struct test_ring {
     geometry g;
@@ -38,6 +44,26 @@ struct test_ring {
         const nm::iov iov{p, n};
         return tx_send(tx, handler, hdr, hlen, &iov, n ? 1 : 0, n);
     }
+    // Adaptive stores from `min` bytes on, timed from `time_min` (every 8th
+    // below), `nt` streamed copies after two slow ones; at `rate` bytes per
+    // ns no copy is fast enough, so every timed one counts as slow.
+    void adaptive(std::size_t min, std::size_t time_min, uint32_t nt, double rate = 1e12) {
+        tx.stream_min = 1024;
+        tx.adapt_min = min;
+        tx.adapt_time_min = time_min;
+        tx.adapt_nt = nt;
+        tx.adapt_rate = rate;
+    }
+    // Sends n pattern bytes and checks that they arrive intact.
+    void round_trip(std::size_t n, unsigned seed) {
+        const uint8_t hdr = 4;
+        const auto p = pattern(n, seed);
+        ASSERT_EQ(send(4, &hdr, 1, p.data(), p.size()), status::ok);
+        uint8_t h;
+        std::vector<std::byte> gh, gp;
+        ASSERT_TRUE(recv(h, gh, gp));
+        ASSERT_EQ(gp, p) << "seed " << seed;
+    }
     // Takes one message; false if none.
     bool recv(uint8_t& handler, std::vector<std::byte>& hdr, std::vector<std::byte>& payload) {
         const cell* c = rx_peek(rx);
@@ -51,12 +77,6 @@ struct test_ring {
         return true;
     }
 };
-
-std::vector<std::byte> pattern(std::size_t n, unsigned seed) {
-    std::vector<std::byte> v(n);
-    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::byte>((i * 31 + seed * 7) & 0xff);
-    return v;
-}
 
 }  // namespace
 
@@ -142,38 +162,25 @@ TEST(ShmRing, MaxPayloadFitsAtEveryOffset) {
 // either way, across wraps of the data ring.
 TEST(ShmRing, AdaptiveStoresSwitchAfterTwoSlowCopiesAndBack) {
     test_ring r(16, 65536);
-    r.tx.stream_min = 1024;
-    r.tx.adapt_min = 8192;
-    r.tx.adapt_nt = 3;
-    r.tx.adapt_time_min = 0;  // time every cached copy
-    r.tx.adapt_rate = 1e12;   // no copy is this fast: every timed one counts as slow
-    const uint8_t hdr = 4;
-    uint8_t h;
-    std::vector<std::byte> gh, gp;
-    auto round_trip = [&](std::size_t n, unsigned seed) {
-        const auto p = pattern(n, seed);
-        ASSERT_EQ(r.send(4, &hdr, 1, p.data(), p.size()), status::ok);
-        ASSERT_TRUE(r.recv(h, gh, gp));
-        ASSERT_EQ(gp, p) << "seed " << seed;
-    };
+    r.adaptive(8192, 0, 3);  // every cached copy timed, and slow
     // Below adapt_min: streamed as before, no trial.
-    round_trip(4096, 1);
+    r.round_trip(4096, 1);
     EXPECT_EQ(r.tx.slow_seen, 0u);
     EXPECT_EQ(r.tx.nt_left, 0u);
     // Two slow cached copies in a row: the next 3 go streamed.
-    round_trip(9000, 2);
+    r.round_trip(9000, 2);
     EXPECT_EQ(r.tx.slow_seen, 1u);
     EXPECT_EQ(r.tx.nt_left, 0u);
-    round_trip(9000, 3);
+    r.round_trip(9000, 3);
     EXPECT_EQ(r.tx.slow_seen, 0u);
     EXPECT_EQ(r.tx.nt_left, 3u);
-    for (unsigned i = 0; i < 3; ++i) round_trip(12000 + i * 100, 4 + i);
+    for (unsigned i = 0; i < 3; ++i) r.round_trip(12000 + i * 100, 4 + i);
     EXPECT_EQ(r.tx.nt_left, 0u);
     // Fast again: a cached copy clears the count of slow ones.
-    round_trip(9000, 9);
+    r.round_trip(9000, 9);
     EXPECT_EQ(r.tx.slow_seen, 1u);
     r.tx.adapt_rate = 0;  // every copy fast enough
-    for (unsigned i = 0; i < 20; ++i) round_trip(8192 + i * 777, 10 + i);  // wraps the ring
+    for (unsigned i = 0; i < 20; ++i) r.round_trip(8192 + i * 777, 10 + i);  // wraps the ring
     EXPECT_EQ(r.tx.slow_seen, 0u);
     EXPECT_EQ(r.tx.nt_left, 0u);
 }
@@ -183,61 +190,35 @@ TEST(ShmRing, AdaptiveStoresSwitchAfterTwoSlowCopiesAndBack) {
 // slow copy or a streamed stretch.
 TEST(ShmRing, AdaptiveStoresTimeEveryEighthSmallCopy) {
     test_ring r(16, 65536);
-    r.tx.stream_min = 1024;
-    r.tx.adapt_min = 1024;
-    r.tx.adapt_time_min = 16384;
-    r.tx.adapt_nt = 4;
-    r.tx.adapt_rate = 1e12;
-    const uint8_t hdr = 7;
-    uint8_t h;
-    std::vector<std::byte> gh, gp;
-    for (unsigned i = 1; i <= 16; ++i) {
-        const auto p = pattern(2000 + i, i);
-        ASSERT_EQ(r.send(7, &hdr, 1, p.data(), p.size()), status::ok);
-        ASSERT_TRUE(r.recv(h, gh, gp));
-        ASSERT_EQ(gp, p);
-        if (i < 8) EXPECT_EQ(r.tx.slow_seen, 0u) << i;
-        if (i == 8) EXPECT_EQ(r.tx.slow_seen, 1u) << i;
-        if (i == 9) break;
+    r.adaptive(1024, 16384, 4);
+    for (unsigned i = 1; i <= 8; ++i) {
+        r.round_trip(2000 + i, i);
+        EXPECT_EQ(r.tx.slow_seen, i < 8 ? 0u : 1u) << i;  // the 8th is timed
     }
-    // The 8th was timed and slow, so the 9th was timed at once: two slow in a row.
+    // The 8th was slow, so the 9th is timed at once: two slow in a row.
+    r.round_trip(2009, 9);
     EXPECT_EQ(r.tx.nt_left, 4u);
     EXPECT_EQ(r.tx.slow_seen, 0u);
     // After the streamed stretch the first cached copy is timed again.
-    for (unsigned i = 0; i < 4; ++i) {
-        const auto p = pattern(3000, 50 + i);
-        ASSERT_EQ(r.send(7, &hdr, 1, p.data(), p.size()), status::ok);
-        ASSERT_TRUE(r.recv(h, gh, gp));
-        ASSERT_EQ(gp, p);
-    }
+    for (unsigned i = 0; i < 4; ++i) r.round_trip(3000, 50 + i);
     EXPECT_EQ(r.tx.nt_left, 0u);
     EXPECT_EQ(r.tx.slow_seen, 0u);
-    const auto q = pattern(3000, 60);
-    ASSERT_EQ(r.send(7, &hdr, 1, q.data(), q.size()), status::ok);
-    ASSERT_TRUE(r.recv(h, gh, gp));
+    r.round_trip(3000, 60);
     EXPECT_EQ(r.tx.slow_seen, 1u);
     // Fast copies: sampled again, and a large one is always timed.
     r.tx.adapt_rate = 0;
-    for (unsigned i = 0; i < 3; ++i) {
-        ASSERT_EQ(r.send(7, &hdr, 1, q.data(), q.size()), status::ok);
-        ASSERT_TRUE(r.recv(h, gh, gp));
-    }
+    for (unsigned i = 0; i < 3; ++i) r.round_trip(3000, 61 + i);
     EXPECT_EQ(r.tx.slow_seen, 0u);
     EXPECT_EQ(r.tx.untimed, 2u);  // the first fast one was timed, two since
     r.tx.adapt_rate = 1e12;
-    const auto big = pattern(20000, 99);
-    ASSERT_EQ(r.send(7, &hdr, 1, big.data(), big.size()), status::ok);
+    r.round_trip(20000, 99);
     EXPECT_EQ(r.tx.slow_seen, 1u);
 }
 
 // A ring that is full answers `again` without counting a copy.
 TEST(ShmRing, AdaptiveStoresDoNotCountRefusedSends) {
     test_ring r(64, 16384);
-    r.tx.stream_min = 1024;
-    r.tx.adapt_min = 4000;
-    r.tx.adapt_nt = 5;
-    r.tx.adapt_time_min = 0;
-    r.tx.adapt_rate = 1e12;
+    r.adaptive(4000, 0, 5);
     const uint8_t hdr = 1;
     const auto p = pattern(4000, 1);
     ASSERT_EQ(r.send(2, &hdr, 1, p.data(), p.size()), status::ok);
