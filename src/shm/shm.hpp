@@ -78,8 +78,9 @@ class transport {
 
     // One AM whose payload is bytes [offset, offset + len) of the packed
     // stream of (t, buf, count), packed by DAME straight into the ring; from
-    // the ring's stream_min on, packed in cache first and streamed into the
-    // ring (the reason is stream_copy's).
+    // the ring's stream_min on, while cached stores into the ring run slow
+    // (tx_send_large), packed in cache first and streamed into the ring (the
+    // reason is stream_copy's).
     status am_send_packed(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
                           const dame::type& t, const void* buf, int64_t count, int64_t offset,
                           std::size_t len) noexcept {
