@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <new>
@@ -44,7 +43,7 @@ struct fill_ctl {
 };
 constexpr uint64_t stream_lap = 256;
 constexpr std::size_t timed_min = 32 * 1024;
-constexpr uint64_t slow_bytes_per_ns = 5;  // 5 GB/s
+constexpr double slow_bytes_per_ns = 5;  // 5 GB/s
 constexpr std::size_t hdr_bytes =
     (slots * sizeof(slot_hdr) + sizeof(fill_ctl) + page - 1) / page * page;
 constexpr std::size_t bcast_bytes = slots * chunk;
@@ -87,7 +86,7 @@ struct coll_stage {
     fill_ctl* fill = nullptr;
     std::byte* data = nullptr;
     uint64_t next = 0;  // number of the next chunk (every member counts alike)
-    unsigned slow_fills = 0;  // as root: timed plain fills in a row that were slow
+    uint32_t slow_fills = 0;  // as root: timed plain fills in a row that were slow
     xline* x = nullptr;
     std::byte* boxes = nullptr;
     std::size_t box = 0;  // bytes per member and half
@@ -184,21 +183,13 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
                 (automatic && g < until.load(std::memory_order_relaxed))) {
                 if (shm::copy_for_reader(d, buf + off, len, g_dev.shm.stream_min()))
                     shm::stream_fence();  // before the release store
+            } else if (automatic && len >= timed_min) {
+                const bool slow = shm::copy_ran_slow(len, slow_bytes_per_ns,
+                                                     [&] { std::memcpy(d, buf + off, len); });
+                if (shm::second_slow_in_a_row(s.slow_fills, slow))
+                    until.store(g + 1 + stream_lap, std::memory_order_relaxed);
             } else {
-                const bool timed = automatic && len >= timed_min;
-                const auto t0 = timed ? std::chrono::steady_clock::now()
-                                      : std::chrono::steady_clock::time_point{};
                 std::memcpy(d, buf + off, len);
-                if (timed) {
-                    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                        std::chrono::steady_clock::now() - t0).count();
-                    if (static_cast<uint64_t>(ns) * slow_bytes_per_ns <= len) {
-                        s.slow_fills = 0;
-                    } else if (++s.slow_fills >= 2) {
-                        s.slow_fills = 0;
-                        until.store(g + 1 + stream_lap, std::memory_order_relaxed);
-                    }
-                }
             }
             std::atomic_ref<uint64_t>(h.bytes).store(n, std::memory_order_relaxed);
             std::atomic_ref<uint64_t>(h.seq).store(g + 1, std::memory_order_release);

@@ -106,7 +106,8 @@ struct tx_ring {
     uint32_t adapt_nt = 1024;
     uint32_t nt_left = 0;        // streamed copies before the next trial
     uint32_t slow_seen = 0;      // slow cached copies in a row
-    uint32_t untimed = 0;        // untimed cached copies since the last timed one (7: time the next)
+    uint32_t untimed = 0;        // untimed cached copies since the last timed one
+    static constexpr uint32_t time_every = 8;  // below adapt_time_min: untimed == 7 times the next
 };
 
 // A copy into the data ring with non-temporal stores (x86: movntdq; other
@@ -159,6 +160,30 @@ inline bool copy_for_reader(std::byte* dst, const void* src, std::size_t n,
     return false;
 }
 
+// Cached copies into memory another process reads are judged by their
+// speed (the rings' adaptive stores below, the staged broadcast's fill in
+// device/coll_stage.cpp; docs/shm.md, "Cached or streamed stores"):
+// copy_ran_slow runs copy() and says whether it moved n bytes slower than
+// bytes_per_ns; second_slow_in_a_row counts slow ones in a row (a fast one
+// resets) and says when the second came, starting anew.
+template <class Copy>
+inline bool copy_ran_slow(std::size_t n, double bytes_per_ns, Copy&& copy) noexcept {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    copy();
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count();
+    return static_cast<double>(ns) * bytes_per_ns > static_cast<double>(n);
+}
+inline bool second_slow_in_a_row(uint32_t& streak, bool slow) noexcept {
+    if (!slow) {
+        streak = 0;
+        return false;
+    }
+    if (++streak < 2) return false;
+    streak = 0;
+    return true;
+}
+
 inline void copy_iov(std::byte* dst, const nm::iov* payload, int niov,
                      std::size_t stream_min = SIZE_MAX) noexcept {
     bool streamed = false;
@@ -205,50 +230,40 @@ inline status tx_send_fill(tx_ring& t, uint8_t handler, const void* hdr, std::si
     return status::ok;
 }
 
-// A cached copy of n bytes into the ring took ns: two slower than
-// adapt_rate in a row switch the next adapt_nt copies to streamed stores.
-// A slow copy, or the end of a streamed stretch, has the next cached copy
-// timed whatever its size.
-inline void tx_note_cached(tx_ring& t, std::size_t n, int64_t ns) noexcept {
-    t.untimed = 0;
-    if (static_cast<double>(ns) * t.adapt_rate <= static_cast<double>(n)) {
-        t.slow_seen = 0;
-        return;
-    }
-    t.untimed = 7;
-    if (++t.slow_seen >= 2) {
-        t.slow_seen = 0;
-        t.nt_left = t.adapt_nt;
-    }
+// A timed cached copy into the ring was (not) slow: two slow ones in a row
+// switch the next adapt_nt copies to streamed stores. A slow copy, or the
+// end of a streamed stretch, has the next cached copy timed whatever its
+// size.
+inline void tx_note_cached(tx_ring& t, bool slow) noexcept {
+    t.untimed = slow ? tx_ring::time_every - 1 : 0;
+    if (second_slow_in_a_row(t.slow_seen, slow)) t.nt_left = t.adapt_nt;
 }
 
 // Enqueues one message whose payload (plen >= stream_min) fill(dst, streamed)
 // writes: streamed (non-temporal, fenced by fill) below adapt_min and while
 // nt_left lasts, else with cached stores, timed (tx_note_cached) from
-// adapt_time_min bytes on and every 8th copy below.
+// adapt_time_min bytes on and every time_every-th copy below.
 template <class Fill>
 inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
                             std::size_t plen, Fill&& fill) noexcept {
     if (plen < t.adapt_min || t.nt_left > 0) {
         const status s = tx_send_fill(t, handler, hdr, hlen, plen,
                                       [&](std::byte* dst) noexcept { fill(dst, true); });
-        if (s == status::ok && plen >= t.adapt_min && --t.nt_left == 0) t.untimed = 7;
+        if (s == status::ok && plen >= t.adapt_min && --t.nt_left == 0)
+            t.untimed = tx_ring::time_every - 1;
         return s;
     }
-    if (plen < t.adapt_time_min && t.untimed < 7) {
+    if (plen < t.adapt_time_min && t.untimed < tx_ring::time_every - 1) {
         const status s = tx_send_fill(t, handler, hdr, hlen, plen,
                                       [&](std::byte* dst) noexcept { fill(dst, false); });
         if (s == status::ok) ++t.untimed;
         return s;
     }
-    int64_t ns = 0;
+    bool slow = false;
     const status s = tx_send_fill(t, handler, hdr, hlen, plen, [&](std::byte* dst) noexcept {
-        using clock = std::chrono::steady_clock;
-        const auto t0 = clock::now();
-        fill(dst, false);
-        ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - t0).count();
+        slow = copy_ran_slow(plen, t.adapt_rate, [&] { fill(dst, false); });
     });
-    if (s == status::ok) tx_note_cached(t, plen, ns);
+    if (s == status::ok) tx_note_cached(t, slow);
     return s;
 }
 

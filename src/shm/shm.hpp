@@ -86,7 +86,7 @@ class transport {
                           std::size_t len) noexcept {
         tx_ring& tx = tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
         if (len >= tx.stream_min)
-            return am_send_packed_streamed(tx, handler, hdr, hlen, t, buf, count, offset, len);
+            return am_send_packed_large(tx, handler, hdr, hlen, t, buf, count, offset, len);
         return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
             (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
         });
@@ -148,9 +148,9 @@ class transport {
 
   private:
     int drain(uint32_t i) noexcept;  // out of line: dispatch what ring i holds
-    status am_send_packed_streamed(tx_ring& tx, uint8_t handler, const void* hdr, std::size_t hlen,
-                                   const dame::type& t, const void* buf, int64_t count,
-                                   int64_t offset, std::size_t len) noexcept;
+    status am_send_packed_large(tx_ring& tx, uint8_t handler, const void* hdr, std::size_t hlen,
+                                const dame::type& t, const void* buf, int64_t count,
+                                int64_t offset, std::size_t len) noexcept;
     status create_or_attach(dev::bootstrap& bs, const std::vector<int>& locals,
                             std::string& error);
     void setup_rings();

@@ -299,9 +299,9 @@ status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src
     return cma::readv(pid_of_[i], dst, niov, src, n);
 }
 
-status transport::am_send_packed_streamed(tx_ring& tx, uint8_t handler, const void* hdr,
-                                          std::size_t hlen, const dame::type& t, const void* buf,
-                                          int64_t count, int64_t offset, std::size_t len) noexcept {
+status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void* hdr,
+                                       std::size_t hlen, const dame::type& t, const void* buf,
+                                       int64_t count, int64_t offset, std::size_t len) noexcept {
     // Packed only once the ring has room (fill runs then), so a full ring
     // costs no packing; without staging memory, straight into the ring.
     util::scratch tmp;
