@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "device/op.hpp"
 
@@ -55,12 +56,29 @@ inline cplx<R> operator*(cplx<R> a, cplx<R> b) noexcept {
     return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
 }
 
+// Integer SUM and PROD wrap around, as MPICH's and Open MPI's C kernels do in
+// practice; here they are computed in an unsigned type at least as wide as
+// `unsigned`, so overflow is defined behaviour (signed overflow, or the
+// promotion of two uint16_t to int in a product, is not) and the
+// conversion back is modular (C++20).
+template <class T>
+struct unsigned_of {
+    using type = std::make_unsigned_t<T>;
+};
+template <>
+struct unsigned_of<__int128> {
+    using type = unsigned __int128;
+};
+template <class T>
+using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, typename unsigned_of<T>::type>;
+
 // Integers (C and Fortran): arithmetic, logical and bitwise ops.
 template <class T>
 [[gnu::always_inline]] inline void integer(op_id op, const std::byte* in, std::byte* io, std::size_t n) noexcept {
+    using W = wrap_t<T>;
     switch (op) {
-        case op_id::sum: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(a + b); }); break;
-        case op_id::prod: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(a * b); }); break;
+        case op_id::sum: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(static_cast<W>(a) + static_cast<W>(b)); }); break;
+        case op_id::prod: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(static_cast<W>(a) * static_cast<W>(b)); }); break;
         case op_id::min: zip<T>(in, io, n, [](T a, T b) { return a < b ? a : b; }); break;
         case op_id::max: zip<T>(in, io, n, [](T a, T b) { return a > b ? a : b; }); break;
         case op_id::land: zip<T>(in, io, n, [](T a, T b) { return static_cast<T>(a && b); }); break;

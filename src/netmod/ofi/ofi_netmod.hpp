@@ -113,10 +113,10 @@ class netmod {
         if (total <= inject_) {  // copy out now: no completion, buffers free at once
             alignas(8) std::byte buf[max_inject];
             std::memcpy(buf, &w, sizeof w);
-            std::memcpy(buf + sizeof w, hdr, hlen);
+            if (hlen) std::memcpy(buf + sizeof w, hdr, hlen);  // hdr/base may be null when empty
             std::size_t off = sizeof w + hlen;
             for (int i = 0; i < niov; ++i) {
-                std::memcpy(buf + off, payload[i].base, payload[i].len);
+                if (payload[i].len) std::memcpy(buf + off, payload[i].base, payload[i].len);
                 off += payload[i].len;
             }
             return map(fi_inject(ep_, buf, total, static_cast<fi_addr_t>(peer)), status::ok);
@@ -125,7 +125,7 @@ class netmod {
             return status::invalid;
         st->kind = op_kind::am_send;
         std::memcpy(st->hdr, &w, sizeof w);
-        std::memcpy(st->hdr + sizeof w, hdr, hlen);
+        if (hlen) std::memcpy(st->hdr + sizeof w, hdr, hlen);
         struct ::iovec v[4];
         v[0] = {st->hdr, sizeof w + hlen};
         for (int i = 0; i < niov; ++i) v[i + 1] = {const_cast<void*>(payload[i].base), payload[i].len};

@@ -86,6 +86,7 @@ static void check_attrs(MPI_Win win, void* base, MPI_Aint bytes, int flavor) {
     MPI_Group g = MPI_GROUP_NULL;
     CHECK_MPI(MPI_Win_get_group(win, &g));
     CHECK(g != MPI_GROUP_NULL, "window group");
+    CHECK_MPI(MPI_Group_free(&g));
     CHECK(MPI_Win_fromint(MPI_Win_toint(win)) == win, "toint/fromint");
 }
 

@@ -81,6 +81,33 @@ TEST(Op, IntegerKinds) {
     check_integer<uint64_t>(K::uint64);
 }
 
+// Integer SUM/PROD wrap modulo 2^bits, at every ISA level (a level above
+// the CPU's runs the best one it has). The old kernels
+// computed in the signed type (and a uint16_t product in int): the same
+// bits in a plain build, but undefined behaviour, which `make sanitize`
+// stops at.
+TEST(Op, IntegerSumAndProdWrap) {
+    constexpr int32_t imax = INT32_MAX, imin = INT32_MIN;
+    for (auto isa : {dev::op_isa::baseline, dev::op_isa::avx2, dev::op_isa::avx512}) {
+        std::vector<int32_t> a(9, imax), b(9, 1), c(9, imin), d(9, -1);
+        dev::op_apply_isa(isa, op_id::sum, K::int32, a.data(), b.data(), a.size());
+        dev::op_apply_isa(isa, op_id::sum, K::int32, d.data(), c.data(), c.size());
+        for (int i = 0; i < 9; ++i) EXPECT_TRUE(b[i] == imin && c[i] == imax) << i;
+        std::vector<int32_t> p(9, 65536), q(9, 65536 + 3);
+        dev::op_apply_isa(isa, op_id::prod, K::int32, p.data(), q.data(), p.size());
+        for (int i = 0; i < 9; ++i) EXPECT_EQ(q[i], 3 * 65536) << i;  // 2^32 + 3*2^16 mod 2^32
+        std::vector<uint16_t> u(9, 65535), v(9, 65535);
+        dev::op_apply_isa(isa, op_id::prod, K::uint16, u.data(), v.data(), u.size());
+        for (int i = 0; i < 9; ++i) EXPECT_EQ(v[i], 1) << i;  // (2^16-1)^2 mod 2^16
+        std::vector<int64_t> x(9, INT64_MAX), y(9, INT64_MAX);
+        dev::op_apply_isa(isa, op_id::sum, K::int64, x.data(), y.data(), x.size());
+        for (int i = 0; i < 9; ++i) EXPECT_EQ(y[i], -2) << i;
+        std::vector<__int128> w(3, ~((__int128)1 << 127)), z(3, 1);  // max + 1 = min
+        dev::op_apply_isa(isa, op_id::sum, K::int128, w.data(), z.data(), w.size());
+        for (int i = 0; i < 3; ++i) EXPECT_TRUE(z[i] == ((__int128)1 << 127)) << i;
+    }
+}
+
 TEST(Op, Int128IsFortranIntegerNoLogicalOps) {
     std::vector<__int128> a{(__int128)1 << 100, -5, 7}, b{3, 9, -7};
     auto r = run(op_id::sum, K::int128, a, b);
