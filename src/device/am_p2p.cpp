@@ -148,7 +148,10 @@ status am_start_rts(request* r) noexcept {
     // The RTS itself carries no payload; its local completion is not awaited:
     // the request completes when all data chunks did (or the single copy's
     // SYNC_ACK came). Use a control message.
-    if (!r->dt && g_dev.shm.local(r->peer) && g_dev.shm.cma_send()) {
+    // Offer the single copy unless the ring is the faster way right now
+    // (docs/shm.md, "Ring or single copy"); the receiver then answers CTS.
+    if (!r->dt && g_dev.shm.local(r->peer) && g_dev.shm.cma_send() &&
+        !(r->capacity <= g_dev.shm_ring_rndv_max && g_dev.shm.ring_runs_fast(r->peer))) {
         const rts_cma_hdr hc{h, reinterpret_cast<uintptr_t>(r->buf)};
         return send_ctrl(r->peer, am_rts, &hc, sizeof hc);
     }

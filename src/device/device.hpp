@@ -46,6 +46,10 @@ struct device_state {
     // split between receiver (reads the first half) and sender (writes the
     // second half), so both cores copy. 0: never.
     std::size_t cma_split_min = 0;
+    // Contiguous rendezvous messages to a local peer of at most this many
+    // bytes go through the rings (no single-copy offer) while the ring to
+    // that peer runs cached stores at speed (shm::ring_runs_fast). 0: never.
+    std::size_t shm_ring_rndv_max = 0;
     bool cma_write = true;  // CH4LITE_SHM_CMA_WRITE=0: answer SPLIT with "not written"
     // Point-to-point is matched by the device (AM path) instead of the
     // netmod. Always so without native tagged messaging; with it, whenever
