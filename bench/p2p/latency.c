@@ -3,7 +3,8 @@
  * OSU-style ping-pong latency between ranks 0 and 1 (other ranks idle):
  * rank 0 sends, rank 1 answers with a message of the same size. Reports
  * half the round trip in microseconds for 0 B .. 4 MiB (argv[1] or
- * BENCH_MAX_BYTES lowers the top size).
+ * BENCH_MAX_BYTES lowers the top size; BENCH_SIZES=a,b,... measures just
+ * those sizes; BENCH_SAME_BUF=1 receives into the send buffer).
  *
  * Per size: warm-up (also absorbs lazy connection setup), a timed
  * calibration that picks the iteration count filling the time budget,
@@ -99,9 +100,20 @@ int main(int argc, char **argv)
     }
     size_t max = bench_max_bytes(argc, argv, (size_t)4 << 20);
     size_t sizes[64];
-    int nsizes = bench_sizes(sizes, 64, 1, max);
+    int nsizes = 0;
+    /* BENCH_SIZES=32769,40800,...: exactly these sizes (below max) */
+    for (const char *p = getenv("BENCH_SIZES"); p && *p && nsizes < 64;) {
+        char *end;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p) break;
+        if (v <= max) sizes[nsizes++] = (size_t)v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    if (nsizes == 0) nsizes = bench_sizes(sizes, 64, 1, max);
     char *sbuf = bench_alloc(max);
-    char *rbuf = bench_alloc(max);
+    /* BENCH_SAME_BUF=1: receive into the send buffer, as halo codes do */
+    const char *same = getenv("BENCH_SAME_BUF");
+    char *rbuf = same && atoi(same) ? sbuf : bench_alloc(max);
     int reps = bench_reps();
     double best[BENCH_REPS_MAX];
 
@@ -141,7 +153,7 @@ int main(int argc, char **argv)
     bench_cl_close(&cls);
     MPI_Barrier(MPI_COMM_WORLD);
     free(sbuf);
-    free(rbuf);
+    if (rbuf != sbuf) free(rbuf);
     MPI_Finalize();
     return 0;
 }
