@@ -107,6 +107,7 @@ struct tx_ring {
     uint32_t nt_left = 0;        // streamed copies before the next trial
     uint32_t slow_seen = 0;      // slow cached copies in a row
     uint32_t untimed = 0;        // untimed cached copies since the last timed one
+    bool prefaulted = false;     // tx_prefault ran
     static constexpr uint32_t time_every = 8;  // below adapt_time_min: untimed == 7 times the next
 };
 
@@ -239,6 +240,18 @@ inline void tx_note_cached(tx_ring& t, bool slow) noexcept {
     if (second_slow_in_a_row(t.slow_seen, slow)) t.nt_left = t.adapt_nt;
 }
 
+// Before the first timed copy: the untouched rest of the data area's first
+// lap is faulted in, so that copy is not timed slow for its page faults
+// (which would start a streamed stretch in any placement). Positions from
+// data_tail on were never written in the first lap, so nothing the
+// receiver may read lies there.
+inline void tx_prefault(tx_ring& t) noexcept {
+    t.prefaulted = true;
+    constexpr uint64_t page = 4096;
+    for (uint64_t pos = (t.data_tail + page - 1) & ~(page - 1); pos < t.v.data_bytes; pos += page)
+        *reinterpret_cast<volatile unsigned char*>(t.v.data + pos) = 0;
+}
+
 // Enqueues one message whose payload (plen >= stream_min) fill(dst, streamed)
 // writes: streamed (non-temporal, fenced by fill) below adapt_min and while
 // nt_left lasts, else with cached stores, timed (tx_note_cached) from
@@ -259,6 +272,7 @@ inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::s
         if (s == status::ok) ++t.untimed;
         return s;
     }
+    if (__builtin_expect(!t.prefaulted, 0) && t.data_tail < t.v.data_bytes) tx_prefault(t);
     bool slow = false;
     const status s = tx_send_fill(t, handler, hdr, hlen, plen, [&](std::byte* dst) noexcept {
         slow = copy_ran_slow(plen, t.adapt_rate, [&] { fill(dst, false); });
