@@ -3,12 +3,15 @@
 // process groups (SIGTERM, then SIGKILL after the grace period), reaping,
 // removing leftover shared-memory segments, and the exit code.
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -184,12 +187,25 @@ void job::finish() {
 void job::remove_shm_segments() const {
     // The shm transport names its segments ch4lite-<uid>-<job key>-*; a
     // killed job cannot unlink them itself.
+    // libfabric's shm provider (CH4LITE_SHM=0 FI_PROVIDER=shm) names its
+    // regions <pid>:<n>:<n>; those of our own ranks, if still ours, go too.
     const std::string prefix = "ch4lite-" + std::to_string(::getuid()) + "-" + job_key_hex_ + "-";
     DIR* d = ::opendir("/dev/shm");
     if (!d) return;
     while (dirent* e = ::readdir(d)) {
-        if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) != 0) continue;
-        if (::unlinkat(::dirfd(d), e->d_name, 0) == 0) log("removed /dev/shm/%s", e->d_name);
+        bool ours = std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
+        if (!ours) {
+            unsigned long pid = 0, a = 0, b = 0;
+            int used = 0;
+            struct stat sb;
+            if (std::sscanf(e->d_name, "%lu:%lu:%lu%n", &pid, &a, &b, &used) == 3 &&
+                e->d_name[used] == '\0' && std::isdigit(static_cast<unsigned char>(e->d_name[0])) &&
+                ::fstatat(::dirfd(d), e->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+                S_ISREG(sb.st_mode) && sb.st_uid == ::getuid())
+                for (const rank_proc& p : ranks_)
+                    if (p.pid > 0 && static_cast<unsigned long>(p.pid) == pid) ours = true;
+        }
+        if (ours && ::unlinkat(::dirfd(d), e->d_name, 0) == 0) log("removed /dev/shm/%s", e->d_name);
     }
     ::closedir(d);
 }

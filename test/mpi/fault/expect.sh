@@ -8,6 +8,11 @@ set -u
 want=$1; regex=$2; shift 2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+# EXPECT_NO_FI_SHM=1: no region of libfabric's shm provider (<pid>:<n>:<n>)
+# of a dead process may be left in /dev/shm by the job (mpiexec removes its
+# ranks' regions).
+fishm() { ls /dev/shm 2>/dev/null | grep -E '^[0-9]+:[0-9]+:[0-9]+$' | sort; }
+before=$(fishm)
 setsid "$@" >"$out" 2>&1 &
 pid=$!
 wait $pid
@@ -19,6 +24,16 @@ if [ -n "$left" ]; then
   echo "FAIL: processes survived the job: $left"
   for p in $(echo "$left" | sed 's/:.*//'); do kill -9 "$p" 2>/dev/null; done
   status=1
+fi
+if [ "${EXPECT_NO_FI_SHM:-0}" = 1 ]; then
+  for f in $(fishm); do
+    case " $(echo $before) " in
+      *" $f "*) ;;
+      *) # a live owner is another test's (ctest -j); a dead one's is a leftover
+         kill -0 "${f%%:*}" 2>/dev/null && continue
+         echo "FAIL: /dev/shm/$f left behind"; rm -f "/dev/shm/$f"; status=1 ;;
+    esac
+  done
 fi
 if [ "$rc" != "$want" ]; then
   echo "FAIL: exit status $rc, expected $want"

@@ -3,6 +3,7 @@
  * others block in a receive that will never be satisfied, so the launcher
  * must end them:
  *   crash   rank 1 dies with SIGSEGV
+ *   kill    rank 1 dies with SIGKILL (nothing in it can clean up)
  *   abort   rank 1 calls MPI_Abort(MPI_COMM_WORLD, 7)
  *   exit3   rank 1 exits with status 3 (without MPI_Finalize)
  *   fatal   rank 1 sends to an invalid rank under MPI_ERRORS_ARE_FATAL
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
     const char* how = argc > 1 ? argv[1] : "crash";
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 1 && strcmp(how, "crash") == 0) raise(SIGSEGV);
+    if (rank == 1 && strcmp(how, "kill") == 0) raise(SIGKILL); /* no handler runs */
     if (rank == 1 && strcmp(how, "abort") == 0) MPI_Abort(MPI_COMM_WORLD, 7);
     if (rank == 1 && strcmp(how, "exit3") == 0) exit(3);
     if (rank == 1 && strcmp(how, "fatal") == 0) MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);
