@@ -104,12 +104,13 @@ void init_protocol_limits() {
         util::env_int("CH4LITE_SHM_CMA_SPLIT", g_dev.oversubscribed ? 0 : 64 * 1024), 0,
         int64_t{1} << 50));
     g_dev.cma_write = util::env_bool("CH4LITE_SHM_CMA_WRITE", true);
-    // Up to just below the split single copy, which streams better from
-    // 64 KiB on (docs/shm.md, "Ring or single copy"). The pipelined ring
-    // copy needs both ranks running: none when oversubscribed.
+    // Up to just below the split single copy, which streams better
+    // (docs/shm.md, "Ring or single copy"); so none when oversubscribed
+    // (no split there, and the pipelined ring copy needs both ranks running).
     g_dev.shm_ring_rndv_max = static_cast<std::size_t>(std::clamp<int64_t>(
-        util::env_int("CH4LITE_SHM_RING_RNDV_MAX", g_dev.oversubscribed ? 0 : 64 * 1024 - 1), 0,
-        int64_t{1} << 50));
+        util::env_int("CH4LITE_SHM_RING_RNDV_MAX",
+                      g_dev.cma_split_min > 0 ? static_cast<int64_t>(g_dev.cma_split_min) - 1 : 0),
+        0, int64_t{1} << 50));
 }
 
 // Who matches point-to-point messages (device_state::device_matching). The

@@ -240,6 +240,23 @@ inline void tx_note_cached(tx_ring& t, bool slow) noexcept {
     if (second_slow_in_a_row(t.slow_seen, slow)) t.nt_left = t.adapt_nt;
 }
 
+// One payload of a streamed stretch went (streamed, or by another way than
+// the ring): at the stretch's end the next cached copy is timed.
+inline void tx_count_streamed(tx_ring& t) noexcept {
+    if (--t.nt_left == 0) t.untimed = tx_ring::time_every - 1;
+}
+
+// Whether cached stores into the ring run at speed, i.e. it is not in a
+// streamed stretch (adaptive stores on). While it is, the call counts as
+// one payload of the stretch, so a sender that stays off the ring while it
+// runs slow still tries it again.
+inline bool tx_runs_cached(tx_ring& t) noexcept {
+    if (t.adapt_min == SIZE_MAX) return false;  // CH4LITE_SHM_STORE_ADAPT=0
+    if (t.nt_left == 0) return true;
+    tx_count_streamed(t);
+    return false;
+}
+
 // Before the first timed copy: the untouched rest of the data area's first
 // lap is faulted in, so that copy is not timed slow for its page faults
 // (which would start a streamed stretch in any placement). Positions from
@@ -262,8 +279,7 @@ inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::s
     if (plen < t.adapt_min || t.nt_left > 0) {
         const status s = tx_send_fill(t, handler, hdr, hlen, plen,
                                       [&](std::byte* dst) noexcept { fill(dst, true); });
-        if (s == status::ok && plen >= t.adapt_min && --t.nt_left == 0)
-            t.untimed = tx_ring::time_every - 1;
+        if (s == status::ok && plen >= t.adapt_min) tx_count_streamed(t);
         return s;
     }
     if (plen < t.adapt_time_min && t.untimed < tx_ring::time_every - 1) {

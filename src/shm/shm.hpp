@@ -58,20 +58,10 @@ class transport {
     // with non-temporal stores (CH4LITE_SHM_STREAM_MIN; stream_copy).
     std::size_t stream_min() const noexcept { return tx_.empty() ? SIZE_MAX : tx_[0].stream_min; }
 
-    // Whether the ring to peer currently takes cached stores at speed (the
-    // adaptive stores' verdict: not in a streamed stretch, which two slow
-    // copies in a row start), i.e. copying through it beats the kernel's single copy
-    // (docs/shm.md, "Ring or single copy"). While it does not, each call
-    // counts as one payload of the streamed stretch, so a job whose large
-    // messages all go by single copy still tries the ring again.
+    // Whether copying through the ring to peer beats the kernel's single
+    // copy right now (tx_runs_cached; docs/shm.md, "Ring or single copy").
     bool ring_runs_fast(int peer) noexcept {
-        tx_ring& t = tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
-        if (t.adapt_min == SIZE_MAX) return false;  // CH4LITE_SHM_STORE_ADAPT=0
-        if (t.nt_left > 0) {
-            if (--t.nt_left == 0) t.untimed = tx_ring::time_every - 1;  // next copy timed
-            return false;
-        }
-        return true;
+        return tx_runs_cached(tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])]);
     }
 
     status am_send(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
