@@ -19,6 +19,14 @@ namespace ch4lite::dev {
 
 namespace {
 
+// The receiver is done with s's buffer (SYNC_ACK) or will not read it (CTS).
+void end_cma_offer(request* s) noexcept {
+    if (s->flags & rf_cma_offer) {
+        s->flags &= static_cast<uint16_t>(~rf_cma_offer);
+        --g_dev.shm.cma_offers(s->peer);
+    }
+}
+
 // Sends one AM carrying r's whole message; `again` queues it under `op`.
 status send_am(request* r, deferred_op op, uint8_t handler, const void* hdr,
                std::size_t hlen) noexcept {
@@ -74,14 +82,20 @@ void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_i
                 uint64_t size, uint64_t raddr) noexcept {
     const std::size_t n = accept_match(r, src_rank, tag, size);
     if (raddr != 0 && !r->dt && n >= g_dev.cma_split_min && g_dev.cma_split_min > 0 &&
-        g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) && !g_dev.shm.is_self(src_lpid)) {
+        g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) && !g_dev.shm.is_self(src_lpid) &&
+        g_dev.shm.cma_offers(src_lpid) == 0) {
         // Split: the sender writes the second half (page-aligned start)
-        // while we read the first; SPLIT_DONE completes the receive.
+        // while we read the first; SPLIT_DONE completes the receive. Not
+        // while the sender is reading a message of ours (an exchange, as in
+        // Alltoall or Sendrecv): then both cores are busy already, and the
+        // split only adds a round trip and a second writer.
         const std::size_t half = (n / 2) & ~std::size_t{4095};
         auto* buf = static_cast<std::byte*>(r->buf);
         const split_hdr h{sreq_id, request_id(r), half, n - half,
                           reinterpret_cast<uintptr_t>(buf + half), 0, 0};
         if (send_ctrl(src_lpid, am_split, &h, sizeof h) == status::ok) {
+            ++g_dev.stats.rndv_cma;
+            ++g_dev.stats.rndv_split;
             if (g_dev.shm.cma_read(src_lpid, buf, raddr, half) != status::ok)
                 request_fail(r, status::io);
             return;
@@ -90,12 +104,14 @@ void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_i
     if (raddr != 0 && g_dev.shm.local(src_lpid) && g_dev.shm.cma_ok(src_lpid) &&
         (r->dt ? cma_read_typed(r, src_lpid, raddr, n)
                : g_dev.shm.cma_read(src_lpid, r->buf, raddr, n) == status::ok)) {
+        ++g_dev.stats.rndv_cma;
         const sync_ack_hdr done{sreq_id};
         const status s = send_ctrl(src_lpid, am_sync_ack, &done, sizeof done);
         if (failed(s)) request_fail(r, s);
         request_complete(r);
         return;
     }
+    ++g_dev.stats.rndv_chunks;
     const cts_hdr h{sreq_id, request_id(r), n};
     const status s = send_ctrl(src_lpid, am_cts, &h, sizeof h);
     if (failed(s)) request_fail(r, s);
@@ -153,7 +169,12 @@ status am_start_rts(request* r) noexcept {
     if (!r->dt && g_dev.shm.local(r->peer) && g_dev.shm.cma_send() &&
         !(r->capacity <= g_dev.shm_ring_rndv_max && g_dev.shm.ring_runs_fast(r->peer))) {
         const rts_cma_hdr hc{h, reinterpret_cast<uintptr_t>(r->buf)};
-        return send_ctrl(r->peer, am_rts, &hc, sizeof hc);
+        const status s = send_ctrl(r->peer, am_rts, &hc, sizeof hc);
+        if (!failed(s)) {
+            r->flags |= rf_cma_offer;
+            ++g_dev.shm.cma_offers(r->peer);
+        }
+        return s;
     }
     return send_ctrl(r->peer, am_rts, &h, sizeof h);
 }
@@ -259,6 +280,7 @@ void start_chunks(request* s, const cts_hdr& h) noexcept {
 void am_on_cts(const cts_hdr& h) noexcept {
     request* s = request_from_id(h.sreq_id);
     if (!s) return;  // cannot happen unless memory was corrupted; ignore
+    end_cma_offer(s);  // the receiver will not read our buffer: we send it
     start_chunks(s, h);
 }
 
@@ -279,7 +301,10 @@ void am_on_tcts(const cts_hdr& h) noexcept {
 }
 
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept {
-    if (request* s = request_from_id(h.sreq_id)) request_complete(s);
+    if (request* s = request_from_id(h.sreq_id)) {
+        end_cma_offer(s);
+        request_complete(s);
+    }
 }
 
 void am_on_split(int src, const split_hdr& h) noexcept {

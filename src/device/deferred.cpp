@@ -85,7 +85,7 @@ int drain(util::ilist<request, &request::qlink>& q, uint32_t& count) noexcept {
         if (s == status::again) break;  // still no resources: keep order, retry later
         q.remove(r);
         --count;
-        r->flags &= static_cast<uint8_t>(~rf_queued);
+        r->flags &= static_cast<uint16_t>(~rf_queued);
         ++n;
         if (s == status::in_progress) continue;  // the transport calls back
         if (r->deferred_op == dop_am_data || r->deferred_op == dop_native_tdata) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
@@ -104,6 +105,7 @@ void init_protocol_limits() {
         util::env_int("CH4LITE_SHM_CMA_SPLIT", g_dev.oversubscribed ? 0 : 64 * 1024), 0,
         int64_t{1} << 50));
     g_dev.cma_write = util::env_bool("CH4LITE_SHM_CMA_WRITE", true);
+    g_dev.print_stats = util::env_bool("CH4LITE_STATS", false);
     // Up to just below the split single copy, which streams better
     // (docs/shm.md, "Ring or single copy"); so none when oversubscribed
     // (no split there, and the pipelined ring copy needs both ranks running).
@@ -170,6 +172,12 @@ status finalize() {
     // Everyone has completed its receives when it reaches this barrier, so
     // no message in flight can be lost when the endpoints close.
     status s = g_dev.boot.barrier();
+    if (g_dev.print_stats)
+        std::fprintf(stderr,
+                     "ch4lite: stats rank %d: rendezvous received by single copy %" PRIu64
+                     " (split %" PRIu64 "), in chunks %" PRIu64 "\n",
+                     g_dev.world_rank, g_dev.stats.rndv_cma, g_dev.stats.rndv_split,
+                     g_dev.stats.rndv_chunks);
     const status n = g_dev.nm.finalize();
     if (s == status::ok) s = n;
     const status m = g_dev.shm.finalize();

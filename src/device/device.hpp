@@ -51,6 +51,14 @@ struct device_state {
     // that peer runs cached stores at speed (shm::ring_runs_fast). 0: never.
     std::size_t shm_ring_rndv_max = 0;
     bool cma_write = true;  // CH4LITE_SHM_CMA_WRITE=0: answer SPLIT with "not written"
+    // How this rank's AM-path rendezvous receives moved their data, printed
+    // at MPI_Finalize with CH4LITE_STATS=1 (docs/shm.md, "Counters"): by the
+    // receiver's single copy (of which split with the sender), or in chunks
+    // after a CTS (rings or netmod).
+    struct {
+        uint64_t rndv_cma = 0, rndv_split = 0, rndv_chunks = 0;
+    } stats;
+    bool print_stats = false;
     // Point-to-point is matched by the device (AM path) instead of the
     // netmod. Always so without native tagged messaging; with it, whenever
     // shm is on and some node holds several ranks, so that one matching

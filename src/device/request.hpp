@@ -28,7 +28,7 @@ class comm;
 
 enum class req_kind : uint8_t { send, recv, internal, coll, rma, generalized };
 
-enum req_flags : uint8_t {
+enum req_flags : uint16_t {
     rf_released = 1u << 0,   // owner gave it up; free at completion
     rf_sync = 1u << 1,       // synchronous send
     rf_rndv = 1u << 2,       // AM-path rendezvous in progress
@@ -37,13 +37,14 @@ enum req_flags : uint8_t {
     rf_truncated = 1u << 5,  // receive buffer was too small
     rf_stage_heap = 1u << 6, // `stage` is heap memory (else a pooled pack buffer)
     rf_tdata = 1u << 7,      // receive: matched a native RTS, the data comes as one tagged message
+    rf_cma_offer = 1u << 8,  // send: its RTS offered the single copy (shm cma_offers() counts it)
 };
 
 struct request : util::pool_object {
     // ---- completion
     int cc = 0;            // outstanding completions; 0 = complete
     req_kind kind = req_kind::internal;
-    uint8_t flags = 0;
+    uint16_t flags = 0;
     status result = status::ok;  // first failure seen, reported by Wait/Test
     bool cancelled = false;
 

@@ -45,7 +45,7 @@ std::byte* stage_alloc(request* r, std::size_t n) noexcept {
     if (n <= util::pack_buffer::bytes) {
         if (util::pack_buffer* pb = util::pack_buffer_pool().alloc_counted(1, 0)) {
             r->stage = pb->data;
-            r->flags &= static_cast<uint8_t>(~rf_stage_heap);
+            r->flags &= static_cast<uint16_t>(~rf_stage_heap);
             return r->stage;
         }
         // The pool is at its maximum: the heap still works (bounded by the
@@ -86,7 +86,7 @@ void stage_free(request* r) noexcept {
         util::pack_buffer_pool().release(reinterpret_cast<util::pack_buffer*>(r->stage - off));
     }
     r->stage = nullptr;
-    r->flags &= static_cast<uint8_t>(~rf_stage_heap);
+    r->flags &= static_cast<uint16_t>(~rf_stage_heap);
 }
 
 void deliver_bytes(request* r, std::size_t off, const void* src, std::size_t n) noexcept {

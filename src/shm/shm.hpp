@@ -140,6 +140,13 @@ class transport {
         return cma_ok_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])] != 0;
     }
     status cma_read(int peer, void* dst, uint64_t src, std::size_t n) const noexcept;
+    // Rendezvous sends to peer that offered it our buffer and are not yet
+    // done with it (am_start_rts .. SYNC_ACK or CTS): while there are any,
+    // the peer is busy copying from us, so a message from it is not split
+    // (docs/shm.md, "Split single copy").
+    uint32_t& cma_offers(int peer) noexcept {
+        return cma_offers_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
+    }
     // The other way: n bytes from src into the peer's address dst (the
     // second half of a split single copy, done by the sender).
     status cma_write(int peer, uint64_t dst, const void* src, std::size_t n) const noexcept;
@@ -173,6 +180,7 @@ class transport {
     std::vector<int> world_of_;        // local index -> world rank
     std::vector<pid_t> pid_of_;        // local index -> pid
     std::vector<uint8_t> cma_ok_;      // local index -> we can read its memory
+    std::vector<uint32_t> cma_offers_; // local index -> see cma_offers()
     std::vector<tx_ring> tx_;          // local index -> ring we write to it
     std::vector<rx_ring> rx_;          // local index -> ring it writes to us
     segment seg_;

@@ -212,6 +212,7 @@ status transport::create_or_attach(dev::bootstrap& bs, const std::vector<int>& l
     for (uint32_t i = 0; i < n; ++i) local_idx_[static_cast<std::size_t>(locals[i])] = static_cast<int32_t>(i);
     setup_rings();
     cma_send_ = cma_wanted;
+    cma_offers_.assign(n, 0);
     if (cma_wanted) probe_cma();
     else cma_ok_.assign(n, 0);
     util::verbose("shm: segment %s, %zu bytes, %u local ranks, %u cells and %" PRIu64
