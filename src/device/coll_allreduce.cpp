@@ -86,7 +86,13 @@ status allreduce_direct(std::byte* rbuf, int64_t count, const reduction& op, com
     std::byte* all = st.get(static_cast<std::size_t>(p) * bytes);  // vector of rank r at r * bytes
     if (!all) return status::no_mem;
     std::memcpy(all + static_cast<std::size_t>(me) * bytes, rbuf, bytes);
-    {
+    if (p == 2) {  // one exchange: a small one on a node needs no request at all
+        if (const status s = coll::sendrecv(c, rbuf, bytes, 1 - me,
+                                            all + static_cast<std::size_t>(1 - me) * bytes, bytes,
+                                            1 - me, coll::tag_allreduce);
+            s != status::ok)
+            return s;
+    } else {
         coll::reqs q(c);
         for (int i = 1; i < p; ++i) {
             const int src = (me - i + p) % p;

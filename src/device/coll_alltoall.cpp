@@ -23,6 +23,9 @@ status exchange(const cblock* s, const block* r, bool pairwise, comm& c) noexcep
     const int p = c.size, me = c.rank;
     if (r[me].n != s[me].n) return status::truncated;
     if (r[me].n) std::memmove(r[me].p, s[me].p, r[me].n);
+    if (p == 2)  // one exchange: a small one on a node needs no request at all
+        return coll::sendrecv(c, s[1 - me].p, s[1 - me].n, 1 - me, r[1 - me].p, r[1 - me].n, 1 - me,
+                              coll::tag_alltoall);
     coll::reqs q(c);
     const int window = pairwise ? 1 : std::clamp(g_coll.alltoall_window, 1, coll::reqs::capacity / 2);
     for (int i = 1; i < p; i += window) {
