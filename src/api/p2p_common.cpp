@@ -52,8 +52,9 @@ int send_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt,
         CH4_FAIL_IN(func, comm, MPI_ERR_TAG, "invalid tag %d: must be in [0, %d]", tag, dev::tag_ub);
     // MPI_Send of a few bytes to a rank on this node: one ring cell, no
     // request (device/p2p.hpp).
-    if (!request && mode != send_mode::sync && d.contig && dest != MPI_PROC_NULL &&
-        dev::send_direct(c->ctx_p2p(), start, bytes, *c, dest, tag))
+    if (!request && mode != send_mode::sync && dest != MPI_PROC_NULL &&
+        (d.contig ? dev::send_direct(c->ctx_p2p(), start, bytes, *c, dest, tag)
+                  : bytes > 0 && dev::send_direct_typed(c->ctx_p2p(), buf, *d.t, count, bytes, *c, dest, tag)))
         return MPI_SUCCESS;
     dev::request* r = nullptr;
     if (dest == MPI_PROC_NULL) {
@@ -109,10 +110,12 @@ int recv_impl(const char* func, void* buf, int64_t count, MPI_Datatype dt, int s
         *request = reinterpret_cast<MPI_Request>(dev::request_handle(r));
         return MPI_SUCCESS;
     }
-    if (!request && (d.contig || bytes == 0)) {
+    if (!request) {
         // MPI_Recv that shared memory can serve without a request.
         dev::direct_recv got;
-        if (dev::recv_direct(c->ctx_p2p(), const_cast<void*>(start), bytes, *c, source, tag, got)) {
+        const bool contig = d.contig || bytes == 0;
+        if (contig ? dev::recv_direct(c->ctx_p2p(), const_cast<void*>(start), bytes, *c, source, tag, got)
+                   : dev::recv_direct(c->ctx_p2p(), buf, bytes, *c, source, tag, got, d.t, count)) {
             if (status != MPI_STATUS_IGNORE) {
                 status->MPI_SOURCE = got.src_rank;
                 status->MPI_TAG = got.tag;

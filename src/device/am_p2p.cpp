@@ -357,12 +357,15 @@ status am_irecv(request* r) noexcept {
 }
 
 direct_take am_take_unexpected_eager(uint32_t ctx, int rank, int tag, void* buf, std::size_t cap,
-                                     direct_recv& out) noexcept {
+                                     direct_recv& out, const dame::type* t, int64_t count) noexcept {
     unexpected_msg* m = queues().find_unexpected(ctx, rank, tag);
     if (!m) return direct_take::none;
     if (m->rts || m->flags != 0 || m->size > cap) return direct_take::other;
     (void)queues().take_unexpected(ctx, rank, tag);  // m: the first match
-    if (m->size) std::memcpy(buf, m->data, m->size);
+    if (m->size && t)
+        (void)dame::unpack_range(*t, buf, count, 0, static_cast<int64_t>(m->size), m->data);
+    else if (m->size)
+        std::memcpy(buf, m->data, m->size);
     out.src_rank = m->src_rank;
     out.tag = m->tag;
     out.bytes = m->size;

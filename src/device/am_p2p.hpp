@@ -81,8 +81,11 @@ enum class direct_take { taken, none, other };
 // The first unexpected message matching (ctx, rank, tag), if it is a plain
 // eager one of at most cap bytes: copied to buf and freed (taken). none: no
 // unexpected message matches; other: the first match needs the request path.
+// With t, buf holds count instances of t (cap = their packed size) and the
+// payload is unpacked into them.
 direct_take am_take_unexpected_eager(uint32_t ctx, int rank, int tag, void* buf, std::size_t cap,
-                                     direct_recv& out) noexcept;
+                                     direct_recv& out, const dame::type* t = nullptr,
+                                     int64_t count = 0) noexcept;
 // Probe the unexpected queue; fills r-like info when found.
 bool am_iprobe(uint32_t ctx, int rank, int tag, int& src_rank, int& src_tag,
                std::size_t& bytes) noexcept;

@@ -159,6 +159,23 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
     return bytes <= g_dev.shm.eager_max() && send_direct_data(peer, h, buf, bytes);
 }
 
+// A blocking standard send of a noncontiguous buffer whose packed size is
+// within the shm eager limit, to a local peer, on the same conditions:
+// packed straight into the ring (docs/ddt-wire.md, "Direct paths").
+[[gnu::noinline]] inline bool send_direct_typed(uint32_t ctx, const void* buf, const dame::type& t,
+                                                int64_t count, std::size_t bytes, comm& c, int rank,
+                                                int tag) noexcept {
+    if constexpr (native_tagged) {
+        if (!g_dev.device_matching) return false;
+    }
+    if (g_dev.deferred_sends != 0) return false;
+    const int peer = c.lpid(rank);
+    if (!g_dev.shm.local(peer) || bytes > g_dev.shm.eager_max()) return false;
+    const eager_hdr h{ctx, c.rank, tag, 0u, 0u};
+    return g_dev.shm.am_send_packed(peer, am_eager, &h, sizeof h, t, buf, count, 0, bytes) ==
+           status::ok;
+}
+
 // A blocking receive whose message can come through shm (a local source,
 // or MPI_ANY_SOURCE) on a context with no receive posted: then the first
 // message that matches, among those queued unexpected and those arriving,
@@ -167,9 +184,11 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
 // MPI_ANY_SOURCE); everything else on the rings is left to progress, which
 // queues it as usual. When the first match needs more (a rendezvous, an
 // Ssend, one too long for the buffer) it returns false, and the request
-// path matches that same message.
+// path matches that same message. With t (a noncontiguous receive), buf
+// holds count instances of t, cap is their packed size, and the payload is
+// unpacked into them straight from the ring.
 inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int rank, int tag,
-                        direct_recv& out) noexcept {
+                        direct_recv& out, const dame::type* t = nullptr, int64_t count = 0) noexcept {
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) return false;
     }
@@ -182,8 +201,8 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
         hi = lo + 1;
     }
     if (!queues().unexpected_empty(ctx)) {
-        const direct_take t = am_take_unexpected_eager(ctx, rank, tag, buf, cap, out);
-        if (t != direct_take::none) return t == direct_take::taken;
+        const direct_take k = am_take_unexpected_eager(ctx, rank, tag, buf, cap, out, t, count);
+        if (k != direct_take::none) return k == direct_take::taken;
     }
     unsigned idle = 0;
     for (;;) {
@@ -196,7 +215,12 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
                 std::memcpy(&h, x->bytes, sizeof h);
                 if (h.context == ctx && h.flags == 0 && match_ok(rank, tag, h.src_rank, h.tag)) {
                     uint64_t data_end;  // small_copy: memcpy above 64 bytes
-                    shm::small_copy(buf, g_dev.shm.head_payload(i, *x, data_end), x->plen);
+                    const void* payload = g_dev.shm.head_payload(i, *x, data_end);
+                    if (t)
+                        (void)dame::unpack_range(*t, buf, count, 0, static_cast<int64_t>(x->plen),
+                                                 payload);
+                    else
+                        shm::small_copy(buf, payload, x->plen);
                     out.src_rank = h.src_rank;
                     out.tag = h.tag;
                     out.bytes = x->plen;
@@ -212,8 +236,8 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
         } else {
             idle = 0;
             if (!queues().unexpected_empty(ctx)) {
-                const direct_take t = am_take_unexpected_eager(ctx, rank, tag, buf, cap, out);
-                if (t != direct_take::none) return t == direct_take::taken;
+                const direct_take k = am_take_unexpected_eager(ctx, rank, tag, buf, cap, out, t, count);
+                if (k != direct_take::none) return k == direct_take::taken;
             }
         }
     }
