@@ -103,6 +103,9 @@ struct coll_tuning {
     // How a staged broadcast's root fills the chunks (coll_stage.cpp):
     // timed plain copies that turn to streamed ones when slow, or always one.
     enum class fill { automatic, plain, streamed } stage_fill = fill::automatic;
+    // A timed copy of a staged exchange slower than this (GB/s) sends the
+    // communicator's next calls to the point-to-point algorithms.
+    double stage_slow_gbps = 5;
 };
 extern coll_tuning g_coll;
 void coll_init() noexcept;

@@ -125,7 +125,7 @@ status coll_allreduce(const void* sbuf, void* rbuf, int64_t count, const reducti
     if (sbuf && bytes) std::memcpy(r, sbuf, bytes);
     if (c.size == 1 || count == 0) return coll::finish(status::ok);
     if (bytes >= g_coll.allreduce_stage && all_local(c) && stage_usable(c) && op.elem <= stage_box_bytes(c) &&
-        stage_box_bytes(c) > 0)
+        stage_box_bytes(c) > 0 && stage_exchange_now(c))
         return coll::finish(allreduce_staged(r, count, op, c));
     if (bytes <= g_coll.allreduce_direct && c.size <= 8) return coll::finish(allreduce_direct(r, count, op, c));
     if (op.commutative && bytes >= g_coll.allreduce_long && coll::rsag::usable(count, c)) {

@@ -59,7 +59,7 @@ status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexc
         s = t;
     }
     if (n >= g_coll.alltoall_stage && n < g_coll.alltoall_stage_max && all_local(c) && stage_usable(c) &&
-        stage_box_bytes(c) / static_cast<std::size_t>(p) >= 64)
+        stage_box_bytes(c) / static_cast<std::size_t>(p) >= 64 && stage_exchange_now(c))
         return coll::finish(alltoall_staged(s, r, n, c));
     std::byte* d = desc.get(static_cast<std::size_t>(p) * (sizeof(cblock) + sizeof(block)));
     if (!d) return coll::finish(status::no_mem);

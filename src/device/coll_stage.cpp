@@ -54,8 +54,20 @@ constexpr std::size_t bcast_bytes = slots * chunk;
 struct xline {
     alignas(64) uint64_t filled;
     uint64_t bytes;
+    uint64_t slow;  // the last round whose fill ran slow (timed fills, below)
     alignas(64) uint64_t used;
 };
+
+// Timed fills (the host is not oversubscribed): plain copies, which are the
+// fastest when the vCPUs share caches but ~5x slower than the pairwise
+// single copy when they sit far apart (docs/collectives.md, "Staged
+// exchange"). So each member times its fills and reads of at least
+// timed_min bytes; two fills or two reads in a row below
+// CH4LITE_COLL_STAGE_SLOW (5 GB/s)
+// make every member (all read the same flags after the round) take the
+// point-to-point algorithms for the next `slow_calls` calls, then try the
+// staged exchange again.
+constexpr uint64_t slow_calls = 256;
 
 std::size_t round_up(std::size_t n) { return (n + page - 1) / page * page; }
 
@@ -91,6 +103,12 @@ struct coll_stage {
     std::byte* boxes = nullptr;
     std::size_t box = 0;  // bytes per member and half
     uint64_t round = 0;   // the last exchange round (every member counts alike)
+    uint64_t calls = 0;       // staged-exchange calls asked for (every member alike)
+    uint64_t slow_until = 0;  // no staged exchange before call number slow_until
+    bool saw_slow = false;    // a member's timed fill ran slow in this call
+    bool slow_copy = false;   // my timed copies ran slow twice in a row, not yet published
+    uint32_t x_slow_fills = 0;  // staged exchange: my timed fills that ran slow in a row
+    uint32_t x_slow_reads = 0;  // ... and reads
 
     std::byte* box_of(uint64_t g, int r) const noexcept {
         return boxes + ((g & 1) * static_cast<std::size_t>(p) + static_cast<std::size_t>(r)) * box;
@@ -153,6 +171,10 @@ bool stage_usable(comm& c) noexcept {
     st->boxes = st->seg.base() + l.boxes;
     st->box = box_for(c.size);
     st->p = c.size;
+    // Map every box page now (each process faults the shared pages in on
+    // its own), so the first exchange's timed copies do not count faults.
+    for (std::size_t o = 0; o < 2 * static_cast<std::size_t>(c.size) * st->box; o += page)
+        (void)std::atomic_ref<std::byte>(st->boxes[o]).load(std::memory_order_relaxed);
     c.stage = std::move(st);
     return true;
 }
@@ -211,12 +233,31 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
 
 namespace {
 
-// A fill: from CH4LITE_SHM_STREAM_MIN bytes on with non-temporal stores, so
-// the readers take the bytes from memory, not from this core's cache: a
-// plain copy read by another core moves ~2 GB/s when the two vCPUs sit far
-// apart (docs/shm.md, "The eager limit and the vCPU placement").
+// Fills are timed plain copies unless the host is oversubscribed (there
+// every member shares the cores, the placement question does not arise).
+inline bool timed_fills() noexcept { return !g_dev.oversubscribed; }
+
+// A fill. Oversubscribed: from CH4LITE_SHM_STREAM_MIN bytes on with
+// non-temporal stores, so the readers take the bytes from memory, not from
+// this core's cache: a plain copy read by another core moves ~2 GB/s when
+// the two vCPUs sit far apart (docs/shm.md, "The eager limit and the vCPU
+// placement"). Else plain, timed (exchange_round).
 inline void box_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
-    (void)shm::copy_for_reader(dst, src, n, g_dev.shm.stream_min());  // exchange_round fences
+    if (timed_fills())
+        std::memcpy(dst, src, n);
+    else
+        (void)shm::copy_for_reader(dst, src, n, g_dev.shm.stream_min());  // exchange_round fences
+}
+
+// The end of a staged call: a slow fill seen in it sends the next
+// slow_calls calls to the point-to-point algorithms.
+void end_call(coll_stage& s) noexcept {
+    if (s.saw_slow) {
+        s.slow_until = s.calls + slow_calls;
+        util::verbose("coll: a member's staged exchange copy ran slow: point-to-point for the next %d "
+                      "calls", static_cast<int>(slow_calls));
+    }
+    s.saw_slow = false;
 }
 
 // Waits until member r's word at `field` (filled or used) reaches g.
@@ -237,24 +278,51 @@ void wait_all(coll_stage& s, Field field, uint64_t g) noexcept {
 // members disagree on it (every member then sees the same disagreement,
 // and all stop after this round).
 template <class Fill, class Consume>
-bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&& consume) noexcept {
+bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&& consume,
+                    std::size_t fill_bytes = 0, std::size_t read_bytes = 0) noexcept {
     const uint64_t g = ++s.round;
     if (g > 2) wait_all(s, &xline::used, g - 2);
-    fill(s.box_of(g, me));
+    if (timed_fills() && fill_bytes >= timed_min) {
+        if (shm::second_slow_in_a_row(
+                s.x_slow_fills,
+                shm::copy_ran_slow(fill_bytes, g_coll.stage_slow_gbps, [&] { fill(s.box_of(g, me)); })))
+            s.slow_copy = true;
+    } else {
+        fill(s.box_of(g, me));
+    }
+    // A slow fill of this round, or a slow read of an earlier one (seen
+    // after that round's flags were out), goes out with this round's fill.
+    if (s.slow_copy) {
+        std::atomic_ref<uint64_t>(s.x[me].slow).store(g, std::memory_order_relaxed);
+        s.slow_copy = false;
+    }
     shm::stream_fence();  // streamed fills before the release store
     if (bytes) std::atomic_ref<uint64_t>(s.x[me].bytes).store(bytes, std::memory_order_relaxed);
     std::atomic_ref<uint64_t>(s.x[me].filled).store(g, std::memory_order_release);
     wait_all(s, &xline::filled, g);
+    for (int r = 0; r < s.p; ++r)
+        if (std::atomic_ref<uint64_t>(s.x[r].slow).load(std::memory_order_relaxed) == g) s.saw_slow = true;
     bool same = true;
     if (bytes)
         for (int r = 0; r < s.p; ++r)
             same = same && std::atomic_ref<uint64_t>(s.x[r].bytes).load(std::memory_order_relaxed) == bytes;
-    if (same) consume([&](int r) -> const std::byte* { return s.box_of(g, r); });
+    const auto read = [&] { consume([&](int r) -> const std::byte* { return s.box_of(g, r); }); };
+    if (same && timed_fills() && read_bytes >= timed_min) {
+        if (shm::second_slow_in_a_row(s.x_slow_reads, shm::copy_ran_slow(read_bytes, g_coll.stage_slow_gbps, read)))
+            s.slow_copy = true;
+    } else if (same) {
+        read();
+    }
     std::atomic_ref<uint64_t>(s.x[me].used).store(g, std::memory_order_release);
     return same;
 }
 
 }  // namespace
+
+bool stage_exchange_now(comm& c) noexcept {
+    coll_stage& s = *c.stage;
+    return ++s.calls >= s.slow_until;
+}
 
 status alltoall_staged(const std::byte* sbuf, std::byte* rbuf, std::size_t n, comm& c) noexcept {
     coll_stage& s = *c.stage;
@@ -280,13 +348,16 @@ status alltoall_staged(const std::byte* sbuf, std::byte* rbuf, std::size_t n, co
                     std::memcpy(rbuf + static_cast<std::size_t>(r) * n + off,
                                 box_of(r) + static_cast<std::size_t>(me) * piece, len);
                 }
-            });
+            },
+            static_cast<std::size_t>(p - 1) * len, static_cast<std::size_t>(p - 1) * len);
         if (!same) {
             coll::note_mismatch();
+            end_call(s);
             return status::ok;
         }
         off += len;
     } while (off < n);
+    end_call(s);
     return status::ok;
 }
 
@@ -319,9 +390,11 @@ status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, com
                 for (int r = p - 2; r >= 0; --r)
                     if (const status a = op.apply(at(box_of(r), lo), acc, hi - lo); a != status::ok)
                         res = a;
-            });
+            },
+            static_cast<std::size_t>(k) * elem, static_cast<std::size_t>(p) * static_cast<std::size_t>(hi - lo) * elem);
         if (!same) {
             coll::note_mismatch();
+            end_call(s);
             return status::ok;
         }
         // Round 2: every part's result to everybody.
@@ -333,9 +406,11 @@ status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, com
                     const int64_t rlo = part(k, r), rhi = part(k, r + 1);
                     std::memcpy(at(piece, rlo), at(box_of(r), rlo), static_cast<std::size_t>(rhi - rlo) * elem);
                 }
-            });
+            },
+            0, static_cast<std::size_t>(k) * elem);
         e0 += k;
     } while (e0 < count);
+    end_call(s);
     return res;
 }
 

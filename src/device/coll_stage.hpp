@@ -41,6 +41,12 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept;
 // first round and report truncation (coll::note_mismatch).
 std::size_t stage_box_bytes(const comm& c) noexcept;
 
+// Whether this call (one the caller found eligible for a staged exchange,
+// the same on every member) takes it: not for a while after a member's
+// timed fill ran slow (coll_stage.cpp, timed fills). Every member calls it
+// for every eligible call, and all get the same answer.
+bool stage_exchange_now(comm& c) noexcept;
+
 // MPI_Alltoall of n-byte blocks (sbuf != rbuf); needs
 // stage_box_bytes(c) / c.size >= 64.
 status alltoall_staged(const std::byte* sbuf, std::byte* rbuf, std::size_t n, comm& c) noexcept;

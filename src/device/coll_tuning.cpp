@@ -3,11 +3,13 @@
 // MPI_Init): CH4LITE_COLL_BCAST_LONG, _BCAST_FLAT, _BCAST_STAGE, _ALLREDUCE_LONG, _ALLREDUCE_DIRECT,
 // _ALLREDUCE_STAGE, _REDUCE_LONG, _ALLGATHER_LONG, _ALLTOALL_LONG, _ALLTOALL_STAGE, _ALLTOALL_STAGE_MAX
 // (bytes, K/M suffixes, or "never"), CH4LITE_COLL_ALLTOALL_WINDOW (peers) and
-// CH4LITE_COLL_STAGE_FILL (auto, plain, stream). docs/collectives.md explains them.
+// CH4LITE_COLL_STAGE_FILL (auto, plain, stream) and CH4LITE_COLL_STAGE_SLOW
+// (GB/s). docs/collectives.md explains them.
 #include <strings.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include "device/coll.hpp"
@@ -52,6 +54,14 @@ void coll_init() noexcept {
     // folds 1/p): 256 KiB 97-155 vs 237-249 us on 3 ranks, 109-142 vs
     // 281-369 on 4; 1 MiB 358-577 vs 809 and 396-550 vs 986-1295 (two
     // A/B pairs each); at 32 KiB a tie within the noise.
+    // With a core per rank, the staged Allreduce and Alltoall from 128 KiB,
+    // with timed plain fills and reads that hand the communicator back to
+    // the point-to-point algorithms while the vCPUs sit far apart
+    // (coll_stage.cpp; docs/collectives.md, "Staged exchange"). 2 ranks,
+    // fast placement: Allreduce 256 KiB 56-72 -> 39-48 us, 1 MiB 140-162 ->
+    // 110-132; Alltoall 256 KiB 27-30 -> 22-25; at 32 KiB both lost.
+    d.allreduce_stage = 128 * 1024;
+    d.alltoall_stage = 128 * 1024;
     if (g_dev.oversubscribed) {
         d.allreduce_stage = 64 * 1024;
         d.alltoall_stage = 0;
@@ -79,6 +89,15 @@ void coll_init() noexcept {
         g_coll.stage_fill = coll_tuning::fill::streamed;
     else if (strcasecmp(f, "auto") != 0)
         std::fprintf(stderr, "ch4lite: ignoring CH4LITE_COLL_STAGE_FILL=%s: not auto, plain or stream\n", f);
+    {
+        const char* v = util::env_str("CH4LITE_COLL_STAGE_SLOW", "");
+        char* end = nullptr;
+        const double gbps = *v ? std::strtod(v, &end) : 5.0;
+        if (*v && (end == v || *end || !(gbps > 0)))
+            std::fprintf(stderr, "ch4lite: ignoring CH4LITE_COLL_STAGE_SLOW=%s: not a positive number\n", v);
+        else
+            g_coll.stage_slow_gbps = gbps;
+    }
     g_coll.alltoall_window = static_cast<int>(
         std::clamp<int64_t>(util::env_int("CH4LITE_COLL_ALLTOALL_WINDOW", d.alltoall_window), 1, 32));
 }
