@@ -54,7 +54,11 @@ constexpr std::size_t bcast_bytes = slots * chunk;
 struct xline {
     alignas(64) uint64_t filled;
     uint64_t bytes;
-    uint64_t slow;  // the last round whose fill ran slow (timed fills, below)
+    // Per half (round g in slow[g & 1]): g when the member reports slow
+    // copies in round g (timed fills, below). A half's word is written
+    // again only two rounds later, after every member read this round's:
+    // all of them see the same flags.
+    uint64_t slow[2];
     alignas(64) uint64_t used;
 };
 
@@ -63,8 +67,8 @@ struct xline {
 // single copy when they sit far apart (docs/collectives.md, "Staged
 // exchange"). So each member times its fills and reads of at least
 // timed_min bytes; two fills or two reads in a row below
-// CH4LITE_COLL_STAGE_SLOW (5 GB/s)
-// make every member (all read the same flags after the round) take the
+// CH4LITE_COLL_STAGE_SLOW (5 GB/s) make every member (all read the same
+// flags after the round, xline::slow) take the
 // point-to-point algorithms for the next `slow_calls` calls, then try the
 // staged exchange again.
 constexpr uint64_t slow_calls = 256;
@@ -105,7 +109,7 @@ struct coll_stage {
     uint64_t round = 0;   // the last exchange round (every member counts alike)
     uint64_t calls = 0;       // staged-exchange calls asked for (every member alike)
     uint64_t slow_until = 0;  // no staged exchange before call number slow_until
-    bool saw_slow = false;    // a member's timed fill ran slow in this call
+    bool saw_slow = false;    // a member reported slow copies in this call
     bool slow_copy = false;   // my timed copies ran slow twice in a row, not yet published
     uint32_t x_slow_fills = 0;  // staged exchange: my timed fills that ran slow in a row
     uint32_t x_slow_reads = 0;  // ... and reads
@@ -249,7 +253,7 @@ inline void box_copy(std::byte* dst, const std::byte* src, std::size_t n) noexce
         (void)shm::copy_for_reader(dst, src, n, g_dev.shm.stream_min());  // exchange_round fences
 }
 
-// The end of a staged call: a slow fill seen in it sends the next
+// The end of a staged call: slow copies reported in it send the next
 // slow_calls calls to the point-to-point algorithms.
 void end_call(coll_stage& s) noexcept {
     if (s.saw_slow) {
@@ -293,7 +297,7 @@ bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&
     // A slow fill of this round, or a slow read of an earlier one (seen
     // after that round's flags were out), goes out with this round's fill.
     if (s.slow_copy) {
-        std::atomic_ref<uint64_t>(s.x[me].slow).store(g, std::memory_order_relaxed);
+        std::atomic_ref<uint64_t>(s.x[me].slow[g & 1]).store(g, std::memory_order_relaxed);
         s.slow_copy = false;
     }
     shm::stream_fence();  // streamed fills before the release store
@@ -301,7 +305,7 @@ bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&
     std::atomic_ref<uint64_t>(s.x[me].filled).store(g, std::memory_order_release);
     wait_all(s, &xline::filled, g);
     for (int r = 0; r < s.p; ++r)
-        if (std::atomic_ref<uint64_t>(s.x[r].slow).load(std::memory_order_relaxed) == g) s.saw_slow = true;
+        if (std::atomic_ref<uint64_t>(s.x[r].slow[g & 1]).load(std::memory_order_relaxed) == g) s.saw_slow = true;
     bool same = true;
     if (bytes)
         for (int r = 0; r < s.p; ++r)
