@@ -160,6 +160,21 @@ static inline void bench_cl_calibrate(struct bench_cl_state *s, int rank)
     }
 }
 
+/* The placement around the fastest of `reps` repetitions: best[r] is
+ * repetition r's time, cl[r] the handoff measured right before it and
+ * cl[reps] the one after the last. Returns the smaller handoff on either
+ * side of the fastest repetition (its index in *fastest when not NULL). */
+static inline double bench_cl_floor(const double *best, const double *cl, int reps, int *fastest)
+{
+    int b = 0;
+    for (int r = 1; r < reps; r++)
+        if (best[r] < best[b])
+            b = r;
+    if (fastest)
+        *fastest = b;
+    return cl[b] < cl[b + 1] ? cl[b] : cl[b + 1];
+}
+
 static inline void bench_cl_close(struct bench_cl_state *s)
 {
     if (s->cl)

@@ -114,19 +114,15 @@ int main(int argc, char **argv)
     for (int s = 0; s < nsizes && rank < 2; s++) {
         long n = calibrate(rank, sbuf, rbuf, sizes[s]);
         int with_cl = cls.cl != NULL;
-        double best = 0; /* seconds per window */
-        int b = 0;
+        double per[BENCH_REPS_MAX]; /* seconds per window */
         for (int r = 0; r < reps; r++) {
             if (with_cl)
                 cl[r] = bench_cl_run(&cls, rank, cls.n, MPI_Wtime() + bench_target_s());
             double t0 = MPI_Wtime();
             long done = stream(rank, sbuf, rbuf, sizes[s], n, t0 + BENCH_DEADLINE_FACTOR * bench_target_s());
-            double per = (MPI_Wtime() - t0) / (double)done;
-            if (r == 0 || per < best) {
-                best = per;
-                b = r;
-            }
+            per[r] = (MPI_Wtime() - t0) / (double)done;
         }
+        const double best = bench_min(per, reps);
         if (with_cl)
             cl[reps] = bench_cl_run(&cls, rank, cls.n, MPI_Wtime() + bench_target_s());
         bench_emit_size(BW, sizes[s], "MB_s", (double)window * (double)sizes[s] / best / 1e6);
@@ -134,7 +130,7 @@ int main(int argc, char **argv)
             bench_emit_size(RATE, sizes[s], "Mmsg_s", (double)window / best / 1e6);
         if (with_cl && rank == 0) {
             /* The handoff around the fastest repetition: the placement. */
-            const double floor_us = cl[b] < cl[b + 1] ? cl[b] : cl[b + 1];
+            const double floor_us = bench_cl_floor(per, cl, reps, NULL);
             bench_emit_size(BW, sizes[s], "cl_us", floor_us);
             if (sizes[s] <= RATE_MAX_BYTES)
                 bench_emit_size(RATE, sizes[s], "cl_us", floor_us);

@@ -141,11 +141,8 @@ int main(int argc, char **argv)
             cl[reps] = bench_cl_run(&cls, rank, cls.n, MPI_Wtime() + bench_target_s());
         }
         if (with_cl && rank == 0) {
-            int b = 0;
-            for (int r = 1; r < reps; r++)
-                if (best[r] < best[b])
-                    b = r;
-            double floor_us = cl[b] < cl[b + 1] ? cl[b] : cl[b + 1];
+            int b;
+            const double floor_us = bench_cl_floor(best, cl, reps, &b);
             bench_emit_size(TABLE, sizes[s], "cl_us", floor_us);
             bench_emit_size(TABLE, sizes[s], "x_cl", best[b] / floor_us);
         }

@@ -76,10 +76,7 @@ static double measure(enum op_kind op, char* src, int peer, int nops, size_t byt
     cl_floor = 0;
     if (cls.cl) {
         cl[reps] = bench_cl_run(&cls, rank, cls.n, MPI_Wtime() + bench_target_s());
-        int b = 0;
-        for (int r = 1; r < reps; ++r)
-            if (best[r] < best[b]) b = r;
-        cl_floor = cl[b] < cl[b + 1] ? cl[b] : cl[b + 1];
+        cl_floor = bench_cl_floor(best, cl, reps, NULL);
     }
     double b = bench_min(best, reps);
     share(&b, MPI_DOUBLE);
