@@ -366,10 +366,18 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
         return status::ok;
     }
     if (cma_target(w, o, ts, total)) {
+        auto& st = dev::g_dev.stats;
         if (total >= cma_split_min() && cma_split_min() > 0 && o.t->contiguous() && ts.t->contiguous() &&
-            cma_split_put(w, o, ts, total))
+            split_ok(w, ts.rank) && cma_split_put(w, o, ts, total)) {
+            ++st.rma_cma_puts;
+            ++st.rma_split_puts;
+            split_seen(w, ts.rank, true);
             return status::ok;
-        if (cma_copy(w, o, ts, true, total)) return status::ok;
+        }
+        if (cma_copy(w, o, ts, true, total)) {
+            ++st.rma_cma_puts;
+            return status::ok;
+        }
     }
     if (fits(w, ts) && native_record(w, o, ts, total, true)) return status::ok;
     if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {

@@ -242,6 +242,7 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
                 uint64_t from;
                 std::memcpy(&from, data, sizeof from);
                 const auto s = static_cast<std::size_t>(src);
+                split_seen(w, src, false);
                 uint32_t fl = rsf_pull;
                 static const bool pull = util::env_bool("CH4LITE_RMA_CMA_PULL", true);
                 if (pull && w.cma_ok[s] && shm::cma::read(w.peers[s].pid, w.base + r.disp, from, r.bytes) == status::ok)

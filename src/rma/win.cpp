@@ -54,6 +54,7 @@ status begin(win* w, dev::comm& c) noexcept {
     w->replies = std::vector<buffer>(n);
     w->reply_recs.assign(n, 0);
     w->cma_ok.assign(n, 0);
+    w->splits.assign(n, {});
     w->direct_base.assign(n, nullptr);
     w->slot_of.assign(n, nullptr);
     w->peers.resize(n);

@@ -137,6 +137,13 @@ class win {
     std::vector<int> active;   // targets with something this epoch
     uint32_t pending_resp = 0;
     uint32_t pulls = 0;          // split puts whose target has not answered yet (origin.cpp)
+    // Split puts per peer (origin.cpp, "split_ok"): the epoch + 1 in which we
+    // last split a put to it and in which it last asked us to pull, and the
+    // first epoch in which we split to it again after both happened in one.
+    struct split_state {
+        uint32_t split = 0, pulled = 0, hold_until = 0;
+    };
+    std::vector<split_state> splits;
     uint32_t inflight = 0;     // out_msgs of this window not yet gone
     std::vector<native_op> nat;  // native puts / gets of this epoch
     uint32_t nat_left = 0;       // of them, not yet complete

@@ -61,6 +61,27 @@ inline std::byte* direct_target(win& w, int t) noexcept {
     return b;
 }
 
+// Split puts (docs/rma.md, "Split single copy") gain nothing between two
+// ranks that put to each other in one epoch: both cores copy anyway, and
+// each pull costs a round trip. A rank that sees, in one epoch, both its
+// own split put to a peer and that peer's pull request stops splitting to
+// it for the next split_hold epochs (the peer sees the same and does
+// likewise; a shorter hold would make the two alternate).
+inline constexpr uint32_t split_hold = 256;
+
+// Records a split put to `peer` (ours) or its pull request (!ours) in this epoch.
+inline void split_seen(win& w, int peer, bool ours) noexcept {
+    win::split_state& s = w.splits[static_cast<std::size_t>(peer)];
+    const uint32_t e = w.epoch + 1;
+    (ours ? s.split : s.pulled) = e;
+    if (s.split == e && s.pulled == e) s.hold_until = w.epoch + split_hold;
+}
+
+// We may split a put to `peer` in this epoch.
+inline bool split_ok(const win& w, int peer) noexcept {
+    return static_cast<int32_t>(w.epoch - w.splits[static_cast<std::size_t>(peer)].hold_until) >= 0;
+}
+
 // Accumulate lock of a node member's memory (null slot: private memory, no lock).
 class slot_lock {
   public:
