@@ -272,17 +272,21 @@ inline void tx_prefault(tx_ring& t) noexcept {
 // Enqueues one message whose payload (plen >= stream_min) fill(dst, streamed)
 // writes: streamed (non-temporal, fenced by fill) below adapt_min and while
 // nt_left lasts, else with cached stores, timed (tx_note_cached) from
-// adapt_time_min bytes on and every time_every-th copy below.
-template <class Fill>
+// adapt_time_min bytes on and every time_every-th copy below. A timed copy
+// is timed_fill(dst), which returns whether the stores ran slow; `sampled`:
+// every time_every-th copy is timed whatever its size (timed_fill costs
+// more than fill).
+template <class Fill, class TimedFill>
 inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
-                            std::size_t plen, Fill&& fill) noexcept {
+                            std::size_t plen, Fill&& fill, TimedFill&& timed_fill,
+                            bool sampled) noexcept {
     if (plen < t.adapt_min || t.nt_left > 0) {
         const status s = tx_send_fill(t, handler, hdr, hlen, plen,
                                       [&](std::byte* dst) noexcept { fill(dst, true); });
         if (s == status::ok && plen >= t.adapt_min) tx_count_streamed(t);
         return s;
     }
-    if (plen < t.adapt_time_min && t.untimed < tx_ring::time_every - 1) {
+    if ((sampled || plen < t.adapt_time_min) && t.untimed < tx_ring::time_every - 1) {
         const status s = tx_send_fill(t, handler, hdr, hlen, plen,
                                       [&](std::byte* dst) noexcept { fill(dst, false); });
         if (s == status::ok) ++t.untimed;
@@ -290,11 +294,20 @@ inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::s
     }
     if (__builtin_expect(!t.prefaulted, 0) && t.data_tail < t.v.data_bytes) tx_prefault(t);
     bool slow = false;
-    const status s = tx_send_fill(t, handler, hdr, hlen, plen, [&](std::byte* dst) noexcept {
-        slow = copy_ran_slow(plen, t.adapt_rate, [&] { fill(dst, false); });
-    });
+    const status s = tx_send_fill(t, handler, hdr, hlen, plen,
+                                  [&](std::byte* dst) noexcept { slow = timed_fill(dst); });
     if (s == status::ok) tx_note_cached(t, slow);
     return s;
+}
+
+// The same for a fill that only copies: the timed copy is the fill itself.
+template <class Fill>
+inline status tx_send_large(tx_ring& t, uint8_t handler, const void* hdr, std::size_t hlen,
+                            std::size_t plen, Fill&& fill) noexcept {
+    return tx_send_large(
+        t, handler, hdr, hlen, plen, fill,
+        [&](std::byte* dst) noexcept { return copy_ran_slow(plen, t.adapt_rate, [&] { fill(dst, false); }); },
+        false);
 }
 
 // Enqueues one message (header + payload of plen bytes in niov segments).

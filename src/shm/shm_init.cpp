@@ -305,14 +305,37 @@ status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void*
                                        int64_t count, int64_t offset, std::size_t len) noexcept {
     // Packed only once the ring has room (fill runs then), so a full ring
     // costs no packing; without staging memory, straight into the ring.
+    // The timed copies that decide between cached and streamed stores time
+    // the stores alone: packed in cache first, then copied into the ring.
+    // Timing the packing itself would count a type that packs slower than
+    // the threshold (4-byte blocks gathered at random: ~4 GB/s) as slow
+    // stores and stream every one of its messages, which the receiver then
+    // reads from memory (SPECFEM3D_oc, 7588 bytes: 3.4 -> 2.4 us per
+    // one-way message, fast placement; docs/ddt-wire.md, "Direct paths").
+    // One copy in time_every is timed, whatever its size.
     util::scratch tmp;
-    return tx_send_large(tx, handler, hdr, hlen, len, [&](std::byte* dst, bool streamed) noexcept {
-        std::byte* s = streamed ? tmp.get(len) : nullptr;
-        (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), s ? s : dst);
-        if (!s) return;
-        const nm::iov v{s, len};
-        copy_iov(dst, &v, 1, 0);
-    });
+    const auto pack_to = [&](std::byte* to) noexcept {
+        (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), to);
+    };
+    return tx_send_large(
+        tx, handler, hdr, hlen, len,
+        [&](std::byte* dst, bool streamed) noexcept {
+            std::byte* s = streamed ? tmp.get(len) : nullptr;
+            pack_to(s ? s : dst);
+            if (!s) return;
+            const nm::iov v{s, len};
+            copy_iov(dst, &v, 1, 0);
+        },
+        [&](std::byte* dst) noexcept {
+            std::byte* s = tmp.get(len);
+            if (!s) {  // no staging memory: time the packing, as before
+                return copy_ran_slow(len, tx.adapt_rate, [&] { pack_to(dst); });
+            }
+            pack_to(s);
+            const nm::iov v{s, len};
+            return copy_ran_slow(len, tx.adapt_rate, [&] { copy_iov(dst, &v, 1); });
+        },
+        true);
 }
 
 std::string transport::describe() const {

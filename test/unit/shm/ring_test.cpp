@@ -215,6 +215,55 @@ TEST(ShmRing, AdaptiveStoresTimeEveryEighthSmallCopy) {
     EXPECT_EQ(r.tx.slow_seen, 1u);
 }
 
+// A fill that computes its payload (DAME packing) is judged by its own
+// timed fill, which times the stores alone, and sampled every 8th copy
+// whatever its size: a payload that is slow to compute but quick to store
+// never starts a streamed stretch.
+TEST(ShmRing, AdaptiveStoresJudgeTheTimedFillAlone) {
+    test_ring r(16, 65536);
+    r.adaptive(1024, 16384, 4);  // no copy is fast enough for copy_ran_slow
+    const uint8_t hdr = 3;
+    const auto p = pattern(20000, 7);
+    int plain = 0, timed = 0;
+    bool stores_slow = false;
+    const auto send = [&] {
+        return tx_send_large(
+            r.tx, 3, &hdr, 1, p.size(),
+            [&](std::byte* dst, bool streamed) noexcept {
+                EXPECT_FALSE(streamed);
+                std::memcpy(dst, p.data(), p.size());
+                ++plain;
+            },
+            [&](std::byte* dst) noexcept {
+                std::memcpy(dst, p.data(), p.size());
+                ++timed;
+                return stores_slow;
+            },
+            true);
+    };
+    for (int i = 1; i <= 16; ++i) {
+        ASSERT_EQ(send(), status::ok);
+        uint8_t h;
+        std::vector<std::byte> gh, gp;
+        ASSERT_TRUE(r.recv(h, gh, gp));
+        ASSERT_EQ(gp, p) << i;
+    }
+    EXPECT_EQ(plain, 14);  // above adapt_time_min, yet 7 of 8 untimed
+    EXPECT_EQ(timed, 2);
+    EXPECT_EQ(r.tx.slow_seen, 0u);
+    EXPECT_EQ(r.tx.nt_left, 0u);
+    // Slow stores do count: two timed in a row start a streamed stretch.
+    stores_slow = true;
+    for (int i = 0; i < 9; ++i) {
+        ASSERT_EQ(send(), status::ok);
+        uint8_t h;
+        std::vector<std::byte> gh, gp;
+        ASSERT_TRUE(r.recv(h, gh, gp));
+    }
+    EXPECT_EQ(timed, 4);  // the 8th, then the next at once
+    EXPECT_EQ(r.tx.nt_left, 4u);
+}
+
 // A ring that is full answers `again` without counting a copy.
 TEST(ShmRing, AdaptiveStoresDoNotCountRefusedSends) {
     test_ring r(64, 16384);
