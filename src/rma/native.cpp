@@ -59,13 +59,6 @@ bool enabled() noexcept {
     return v;
 }
 
-// Contiguous puts and gets from this size go native (CH4LITE_RMA_NATIVE_MIN).
-uint64_t native_min() noexcept {
-    static const uint64_t v =
-        static_cast<uint64_t>(std::max<int64_t>(util::env_int("CH4LITE_RMA_NATIVE_MIN", 65536), 1));
-    return v;
-}
-
 void finish(win& w, native_op& n, status s) noexcept {
     n.state = 2;
     --w.nat_left;
@@ -85,6 +78,12 @@ void finish(win& w, native_op& n, status s) noexcept {
 }
 
 }  // namespace
+
+uint64_t native_min() noexcept {
+    static const uint64_t v =
+        static_cast<uint64_t>(std::max<int64_t>(util::env_int("CH4LITE_RMA_NATIVE_MIN", 65536), 1));
+    return v;
+}
 
 void native_register(win* w, peer_info& mine) noexcept {
     mine.rkey = mine.raddr = 0;

@@ -26,6 +26,9 @@ namespace ch4lite::rma {
 void native_register(win* w, peer_info& mine) noexcept;
 void native_release(win* w) noexcept;
 
+// Contiguous puts and gets from this size go native (CH4LITE_RMA_NATIVE_MIN).
+uint64_t native_min() noexcept;
+
 // Records a put (write) or get of `total` contiguous bytes between the
 // origin buffer and the target range when the native path takes it; false:
 // use messages. The caller checked the range already (fits).

@@ -57,6 +57,13 @@ uint64_t cma_min() noexcept {
     return v;
 }
 
+// Puts up to this size take put_other's first way: below the sizes that go
+// by CMA, native RMA or zero copy, whatever the environment sets them to.
+uint64_t small_put_max() noexcept {
+    static const uint64_t v = std::min<uint64_t>({256, zcopy_min() - 1, cma_min() - 1, native_min() - 1});
+    return v;
+}
+
 // Contiguous puts from this size to a node peer of a Win_create window are
 // split (CH4LITE_RMA_CMA_SPLIT; 0: never): the target reads the upper half
 // from our buffer while we write the lower one, so two cores copy. Off by
@@ -353,6 +360,19 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
 // direct path needs no stack frame.
 [[gnu::noinline]] status put_other(win& w, const buf_spec& o, const target_spec& ts,
                                    uint64_t total) noexcept {
+    // Small contiguous puts to another rank, below every size that picks
+    // another way (put() already ruled out direct access): one record at
+    // the end of the target's open batch, as encode() would write it, without
+    // its general bookkeeping (docs/rma.md, "Many small operations").
+    if (total <= small_put_max() && o.t->contiguous() && ts.t->contiguous() && ts.rank != w.rank()) {
+        if (std::byte* p = batch_room_open(w, ts.rank, sizeof(rec) + pad8(total))) {
+            const rec r{rk_put, 0, 0, 0, static_cast<uint32_t>(total),
+                        ts.disp + static_cast<uint64_t>(ts.t->true_lb())};
+            std::memcpy(p, &r, sizeof r);
+            util::small_copy(p + sizeof r, static_cast<const std::byte*>(o.buf) + o.t->true_lb(), total);
+            return status::ok;
+        }
+    }
     if (ts.rank == w.rank()) {
         dame::copy(*o.t, o.buf, o.count, *ts.t, w.base + ts.disp, ts.count);
         return status::ok;

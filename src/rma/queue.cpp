@@ -31,8 +31,9 @@ void set_header(const win& w, out_msg* m, uint32_t nrec) noexcept {
 
 }  // namespace
 
-std::size_t batch_limit(const win& w, int t) noexcept {
-    return t == w.rank() ? self_limit : msg_limit(w.lpid(t));
+void set_batch_limits(win& w) noexcept {
+    for (int t = 0; t < w.nranks(); ++t)
+        w.tq[static_cast<std::size_t>(t)].limit = t == w.rank() ? self_limit : msg_limit(w.lpid(t));
 }
 
 std::size_t batch_free(win& w, int t, std::size_t at_least) noexcept {

@@ -13,12 +13,26 @@
 
 namespace ch4lite::rma {
 
-// The payload room of one message to comm rank t.
-std::size_t batch_limit(const win& w, int t) noexcept;
+// The payload room of one message to comm rank t (target_q::limit, which
+// set_batch_limits fills in when the window is created).
+inline std::size_t batch_limit(const win& w, int t) noexcept {
+    return w.tq[static_cast<std::size_t>(t)].limit;
+}
+void set_batch_limits(win& w) noexcept;
 
 // `need` bytes at the end of t's current batch (cutting it first when they
 // do not fit); nullptr when out of memory. Lists t as active.
 std::byte* batch_room(win& w, int t, std::size_t need) noexcept;
+// The common small record: `need` bytes at the end of t's current batch
+// when t is already active this epoch and they fit; else nullptr, and the
+// caller goes batch_room's way (which may cut the batch first).
+[[gnu::always_inline]] inline std::byte* batch_room_open(win& w, int t, std::size_t need) noexcept {
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    if (!q.active || q.cur.size() + need > q.limit) return nullptr;
+    std::byte* p = q.cur.grow(need);
+    if (p) ++q.nrec;
+    return p;
+}
 // Bytes still free in t's current batch (after cutting an empty-enough one
 // if `at_least` does not fit).
 std::size_t batch_free(win& w, int t, std::size_t at_least) noexcept;

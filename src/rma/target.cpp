@@ -16,6 +16,7 @@
 #include "util/env.hpp"
 #include "util/log.hpp"
 #include "util/pool_buffer.hpp"
+#include "util/small_copy.hpp"
 
 namespace ch4lite::rma {
 
@@ -182,6 +183,14 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
         if (static_cast<std::size_t>(end - p) < sizeof r) return false;
         std::memcpy(&r, p, sizeof r);
         p += sizeof r;
+        // The common record, a plain put inside the window: copied at once.
+        // Anything else (or a put that fails a check) takes the general way.
+        if (r.kind == rk_put && r.flags == 0 && r.bytes <= static_cast<uint64_t>(end - p) &&
+            r.disp <= w.size && r.bytes <= w.size - r.disp) {
+            util::small_copy(w.base + r.disp, p, r.bytes);
+            p += std::min<uint64_t>(pad8(r.bytes), static_cast<uint64_t>(end - p));
+            continue;
+        }
         const bool replies = rec_replies(r.kind);
         if (replies) {
             if (static_cast<std::size_t>(end - p) < sizeof rr) return false;

@@ -14,6 +14,7 @@
 #include "device/comm_create.hpp"
 #include "rma/native.hpp"
 #include "rma/pools.hpp"
+#include "rma/queue.hpp"
 #include "rma/progress.hpp"
 #include "rma/rma.hpp"
 #include "rma/win_internal.hpp"
@@ -51,6 +52,7 @@ status begin(win* w, dev::comm& c) noexcept {
     g_by_ctx[ctx] = w;
     const auto n = static_cast<std::size_t>(w->nranks());
     w->tq = std::vector<target_q>(n);
+    set_batch_limits(*w);
     w->replies = std::vector<buffer>(n);
     w->reply_recs.assign(n, 0);
     w->cma_ok.assign(n, 0);

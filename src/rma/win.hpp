@@ -69,6 +69,7 @@ struct target_q {
     bool active = false;    // listed in win::active
     bool direct = false;    // direct (shared-memory) accesses wait for its enter
     uint32_t native = 0;    // native puts / gets to it not yet complete (its final waits)
+    std::size_t limit = 0;  // payload room of one message to it (set at creation)
 };
 
 // A native put or get of this epoch (native.hpp), issued in the fence.
