@@ -2,6 +2,7 @@
 // MPI_Pack / MPI_Unpack / MPI_Pack_size. The packed format is the raw type
 // map bytes (no header, no conversion): Pack_size is exact.
 #include <climits>
+#include <cstring>
 
 #include "api/datatype_util.hpp"
 #include "api/handles.hpp"
@@ -15,7 +16,7 @@ using namespace ch4lite;
 namespace {
 
 // Common checks; on success *t is the committed type and *bytes the stream size.
-int check(const char* fn, int64_t count, MPI_Datatype datatype, MPI_Comm comm,
+[[gnu::always_inline]] inline int check(const char* fn, int64_t count, MPI_Datatype datatype, MPI_Comm comm,
           const dame::type** t, int64_t* bytes) {
     if (!api::comm_is_valid(comm))
         PK_FAIL(MPI_ERR_COMM, "invalid communicator %p", static_cast<void*>(comm));
@@ -49,7 +50,12 @@ int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype d
         PK_FAIL(MPI_ERR_TRUNCATE, "%lld packed bytes do not fit in outsize %lld at position %lld",
                 static_cast<long long>(bytes), static_cast<long long>(outsize), static_cast<long long>(pos));
     if (bytes > 0 && !outbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid outbuf: NULL with %lld bytes to pack", static_cast<long long>(bytes));
-    dame::pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos);
+    char* out = static_cast<char*>(outbuf) + pos;
+    if (t->contiguous()) {  // one block (extent == size): no interpreter
+        if (bytes > 0) std::memcpy(out, static_cast<const char*>(inbuf) + t->true_lb(), static_cast<std::size_t>(bytes));
+    } else {
+        dame::pack(*t, inbuf, incount, out);
+    }
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;
 }
@@ -71,7 +77,12 @@ int unpack_impl(const char* fn, const void* inbuf, int64_t insize, N* position, 
         PK_FAIL(MPI_ERR_TRUNCATE, "unpacking %lld bytes but only %lld remain after position %lld",
                 static_cast<long long>(bytes), static_cast<long long>(insize - pos), static_cast<long long>(pos));
     if (bytes > 0 && !inbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid inbuf: NULL with %lld bytes to unpack", static_cast<long long>(bytes));
-    dame::unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos);
+    const char* in = static_cast<const char*>(inbuf) + pos;
+    if (t->contiguous()) {
+        if (bytes > 0) std::memcpy(static_cast<char*>(outbuf) + t->true_lb(), in, static_cast<std::size_t>(bytes));
+    } else {
+        dame::unpack(*t, outbuf, outcount, in);
+    }
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;
 }
