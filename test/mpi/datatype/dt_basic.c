@@ -158,9 +158,46 @@ static void subarray_large(void) {
     OK(MPI_Type_free(&big));
 }
 
+/* Contiguous types (one block, extent == size) pack as one copy: from
+ * their true lower bound, `count` instances back to back, at `position`. */
+static void contiguous_offsets(void) {
+    int a[16], b[16], packed[16];
+    for (int i = 0; i < 16; ++i) a[i] = 100 + i;
+    /* One block of 3 ints at displacement 2 ints: lb = true_lb = 8 bytes. */
+    int bl = 3, disp = 2;
+    MPI_Datatype t;
+    OK(MPI_Type_indexed(1, &bl, &disp, MPI_INT, &t));
+    OK(MPI_Type_commit(&t));
+    MPI_Aint lb, ext;
+    OK(MPI_Type_get_extent(t, &lb, &ext));
+    EXPECT(lb == 8 && ext == 12, "indexed block: lb %ld extent %ld, want 8 12", (long)lb, (long)ext);
+    memset(packed, 0, sizeof packed);
+    int pos = 4; /* after one int already in the buffer */
+    OK(MPI_Pack(a, 3, t, packed, sizeof packed, &pos, MPI_COMM_WORLD));
+    EXPECT(pos == 4 + 36, "contiguous pack position %d, want 40", pos);
+    EXPECT(packed[0] == 0, "pack wrote before position");
+    for (int i = 0; i < 9; ++i) EXPECT(packed[1 + i] == 102 + i, "contiguous pack element %d: %d", i, packed[1 + i]);
+    EXPECT(packed[10] == 0, "pack wrote past its bytes");
+    for (int i = 0; i < 16; ++i) b[i] = -1;
+    pos = 4;
+    OK(MPI_Unpack(packed, sizeof packed, &pos, b, 3, t, MPI_COMM_WORLD));
+    EXPECT(pos == 40, "contiguous unpack position %d, want 40", pos);
+    for (int i = 0; i < 16; ++i)
+        EXPECT(b[i] == (i >= 2 && i < 11 ? 100 + i : -1), "contiguous unpack element %d: %d", i, b[i]);
+    /* Too small a buffer: MPI_ERR_TRUNCATE, nothing written. */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    pos = 0;
+    int rc = MPI_Pack(a, 3, t, packed, 32, &pos, MPI_COMM_WORLD), cls = -1;
+    MPI_Error_class(rc, &cls);
+    EXPECT(cls == MPI_ERR_TRUNCATE && pos == 0, "36 bytes into 32: class %d position %d", cls, pos);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    OK(MPI_Type_free(&t));
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     predefined();
+    contiguous_offsets();
     vector_roundtrip();
     struct_roundtrip();
     subarray_large();
