@@ -187,9 +187,11 @@ static void contiguous_offsets(void) {
     /* Too small a buffer: MPI_ERR_TRUNCATE, nothing written. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     pos = 0;
+    memset(packed, 0x7f, sizeof packed);
     int rc = MPI_Pack(a, 3, t, packed, 32, &pos, MPI_COMM_WORLD), cls = -1;
     MPI_Error_class(rc, &cls);
     EXPECT(cls == MPI_ERR_TRUNCATE && pos == 0, "36 bytes into 32: class %d position %d", cls, pos);
+    for (int i = 0; i < 16; ++i) EXPECT(packed[i] == 0x7f7f7f7f, "a refused pack wrote element %d", i);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     OK(MPI_Type_free(&t));
 }
