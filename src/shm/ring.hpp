@@ -157,7 +157,7 @@ inline bool copy_for_reader(std::byte* dst, const void* src, std::size_t n,
         stream_copy(dst, static_cast<const std::byte*>(src), n);
         return true;
     }
-    std::memcpy(dst, src, n);
+    util::bulk_copy(dst, src, n);
     return false;
 }
 
