@@ -2,7 +2,6 @@
 // MPI_Pack / MPI_Unpack / MPI_Pack_size. The packed format is the raw type
 // map bytes (no header, no conversion): Pack_size is exact.
 #include <climits>
-#include <cstring>
 
 #include "api/datatype_util.hpp"
 #include "api/handles.hpp"
@@ -50,12 +49,7 @@ int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype d
         PK_FAIL(MPI_ERR_TRUNCATE, "%lld packed bytes do not fit in outsize %lld at position %lld",
                 static_cast<long long>(bytes), static_cast<long long>(outsize), static_cast<long long>(pos));
     if (bytes > 0 && !outbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid outbuf: NULL with %lld bytes to pack", static_cast<long long>(bytes));
-    char* out = static_cast<char*>(outbuf) + pos;
-    if (t->contiguous()) {  // one block (extent == size): no interpreter
-        if (bytes > 0) std::memcpy(out, static_cast<const char*>(inbuf) + t->true_lb(), static_cast<std::size_t>(bytes));
-    } else {
-        dame::pack(*t, inbuf, incount, out);
-    }
+    dame::pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos);
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;
 }
@@ -77,12 +71,7 @@ int unpack_impl(const char* fn, const void* inbuf, int64_t insize, N* position, 
         PK_FAIL(MPI_ERR_TRUNCATE, "unpacking %lld bytes but only %lld remain after position %lld",
                 static_cast<long long>(bytes), static_cast<long long>(insize - pos), static_cast<long long>(pos));
     if (bytes > 0 && !inbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid inbuf: NULL with %lld bytes to unpack", static_cast<long long>(bytes));
-    const char* in = static_cast<const char*>(inbuf) + pos;
-    if (t->contiguous()) {
-        if (bytes > 0) std::memcpy(static_cast<char*>(outbuf) + t->true_lb(), in, static_cast<std::size_t>(bytes));
-    } else {
-        dame::unpack(*t, outbuf, outcount, in);
-    }
+    dame::unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos);
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;
 }

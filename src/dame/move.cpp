@@ -21,8 +21,12 @@ char* mut(const void* p) { return const_cast<char*>(static_cast<const char*>(p))
 template <dir D>
 void whole(const type& t, const void* buf, int64_t count, const void* packed) noexcept {
     if (count <= 0 || t.size() == 0) return;
-    const program& p = *t.prog();
     char* out = mut(packed);
+    if (t.contiguous()) {  // one block (extent == size): one copy, no interpreter
+        move_any<D>(mut(buf) + t.true_lb(), out, count * t.size());
+        return;
+    }
+    const program& p = *t.prog();
     if (count == 1) {  // the common case: no virtual top node
         run_full<D>(p, p.root(), mut(buf), out);
         return;

@@ -45,6 +45,7 @@ std::size_t batch_free(win& w, int t, std::size_t at_least) noexcept {
 }
 
 std::byte* batch_room(win& w, int t, std::size_t need) noexcept {
+    if (std::byte* p = batch_room_open(w, t, need)) return p;
     activate(w, t);
     target_q& q = w.tq[static_cast<std::size_t>(t)];
     if (q.cur.size() + need > batch_limit(w, t) && !q.cur.empty() && batch_cut(w, t) != status::ok)

@@ -186,7 +186,7 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
         // The common record, a plain put inside the window: copied at once.
         // Anything else (or a put that fails a check) takes the general way.
         if (r.kind == rk_put && r.flags == 0 && r.bytes <= static_cast<uint64_t>(end - p) &&
-            r.disp <= w.size && r.bytes <= w.size - r.disp) {
+            in_window(w, r, region{w.base, r.disp, r.bytes, nullptr, 0})) {
             util::small_copy(w.base + r.disp, p, r.bytes);
             p += std::min<uint64_t>(pad8(r.bytes), static_cast<uint64_t>(end - p));
             continue;

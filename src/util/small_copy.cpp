@@ -4,7 +4,10 @@
 
 namespace ch4lite::util {
 
+namespace {
+// memcpy as a call the compiler cannot expand inline (small_copy.hpp).
 void* (*const volatile library_memcpy)(void*, const void*, std::size_t) = std::memcpy;
+}  // namespace
 
 void piece_copy(std::byte* d, const std::byte* s, std::size_t n) noexcept {
     auto* const copy = library_memcpy;

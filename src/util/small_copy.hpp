@@ -32,7 +32,6 @@ template <std::size_t K>
 // through a pointer the compiler cannot see through: it would otherwise
 // expand a call of bounded size inline as `rep movsq`.
 inline constexpr std::size_t piece_copy_min = 2112, piece_copy_max = 4095, copy_piece = 2048;
-extern void* (*const volatile library_memcpy)(void*, const void*, std::size_t);
 void piece_copy(std::byte* d, const std::byte* s, std::size_t n) noexcept;
 [[gnu::always_inline]] inline void bulk_copy(void* dst, const void* src, std::size_t n) noexcept {
     if (n >= piece_copy_min && n <= piece_copy_max)
