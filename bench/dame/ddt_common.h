@@ -49,7 +49,13 @@ static void *ddt_alloc(ddt *L, size_t bytes) {
         fprintf(stderr, "ddt: out of memory (%zu bytes)\n", bytes);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    for (size_t i = 0; i < bytes; ++i) ((unsigned char *)m)[i] = (unsigned char)(i * 7 + L->nmem);
+    /* byte i = i * 7 + nmem (mod 256): a period of 256 bytes, written as
+     * one pattern block copied over the array (a byte loop took a quarter
+     * of the ddt_wire test's time). */
+    unsigned char pat[256];
+    for (int i = 0; i < 256; ++i) pat[i] = (unsigned char)(i * 7 + L->nmem);
+    for (size_t off = 0; off < bytes; off += sizeof pat)
+        memcpy((unsigned char *)m + off, pat, bytes - off < sizeof pat ? bytes - off : sizeof pat);
     L->msize[L->nmem] = bytes;
     L->mem[L->nmem++] = m;
     return m;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Messages beyond 2 GiB: MPI_Send_c / MPI_Recv_c of 2^31 + 4099 bytes (and,
  * with argv[1] = "4g", beyond 2^32 bytes) between ranks 0 and 1, blocking and
- * nonblocking, with a large-count datatype count (> INT_MAX elements) and the
- * status count read with MPI_Get_count_c; every byte is checked. */
+ * nonblocking (the 4 GiB run only blocking: the nonblocking calls are the
+ * same code, checked beyond 2 GiB on every path), with a large-count
+ * datatype count (> INT_MAX elements) and the status count read with
+ * MPI_Get_count_c; every byte is checked. */
 #include <stdint.h>
 
 #include "mpitest.h"
@@ -27,19 +29,22 @@ int main(int argc, char** argv) {
     mt_init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    const MPI_Count n = (argc > 1 && strcmp(argv[1], "4g") == 0) ? ((MPI_Count)1 << 32) + 4099
-                                                                 : ((MPI_Count)1 << 31) + 4099;
+    const int four_g = argc > 1 && strcmp(argv[1], "4g") == 0;
+    const MPI_Count n = four_g ? ((MPI_Count)1 << 32) + 4099 : ((MPI_Count)1 << 31) + 4099;
+    const int rounds = four_g ? 1 : 2;
     if (rank < 2) {
         unsigned char* buf = malloc((size_t)n + 8);
         CHECK(buf != NULL, "cannot allocate %lld bytes", (long long)n);
         if (rank == 0) {
             fill(buf, n);
             CHECK_MPI(MPI_Send_c(buf, n, MPI_BYTE, 1, 1, MPI_COMM_WORLD));
-            MPI_Request r;
-            CHECK_MPI(MPI_Isend_c(buf, n, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &r));
-            CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            if (rounds == 2) {
+                MPI_Request r;
+                CHECK_MPI(MPI_Isend_c(buf, n, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &r));
+                CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+            }
         } else {
-            for (int round = 1; round <= 2; ++round) {
+            for (int round = 1; round <= rounds; ++round) {
                 memset(buf, 0, (size_t)n);
                 MPI_Status st;
                 if (round == 1) {
