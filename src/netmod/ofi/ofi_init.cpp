@@ -71,6 +71,9 @@ status netmod::init(dev::bootstrap& bs) {
     // receives eager data into its own buffer and clamps the copy, so
     // MPI_ERR_TRUNCATE leaves the job usable. Costs one copy of eager data.
     setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
+    // An empty FI_PROVIDER ("FI_PROVIDER=" in a script) is a filter that
+    // libfabric matches against no provider at all; read it as unset.
+    if (const char* p = std::getenv("FI_PROVIDER"); p && !*p) unsetenv("FI_PROVIDER");
     // Native RMA when the provider has it (CH4LITE_OFI_RMA=0: never ask).
     const bool want_rma = caps.native_rma && util::env_bool("CH4LITE_OFI_RMA", true);
     fi_info* hints = make_hints(caps.native_tagged, want_rma);
