@@ -33,9 +33,11 @@ TEST(DamePredefined, SizesExtentsAlignment) {
         EXPECT_EQ(t->contiguous(), w.size == w.extent && w.h != 0x22c) << info(w.h)->name;
     }
     // Fixed-size ABI handles: size = 1 << ((h >> 3) & 7).
-    for (uintptr_t h = 0x240; h < 0x300; ++h)
-        if (const predefined_info* p = predefined(h); p && (h & 0x40))
+    for (uintptr_t h = 0x240; h < 0x300; ++h) {
+        if (const predefined_info* p = predefined(h); p && (h & 0x40)) {
             EXPECT_EQ(p->size, 1 << ((h >> 3) & 7)) << p->name;
+        }
+    }
     EXPECT_EQ(predefined_type(0x200), nullptr);  // MPI_DATATYPE_NULL
     EXPECT_EQ(predefined_type(0x211), nullptr);  // unassigned
     EXPECT_EQ(predefined_type(0x229)->basic(), basic_kind::double_int);
