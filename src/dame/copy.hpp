@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Block copies for the move kernels. Fixed lengths compile to plain loads
+// Block copies for the move kernels, all always inlined (kernels_impl.hpp is
+// compiled for two instruction sets). Fixed lengths compile to plain loads
 // and stores; short variable lengths use two overlapping moves of the next
 // power of two (no call, no byte loop); only long blocks call memcpy (seed
 // 000: "memcpy is not always faster than a simple loop").
@@ -41,7 +42,8 @@ template <int64_t L>
     }
 }
 
-inline void copy_any(char* __restrict d, const char* __restrict s, int64_t n) {
+[[gnu::always_inline]] inline void copy_any(char* __restrict d, const char* __restrict s,
+                                            int64_t n) {
     if (n >= long_block) std::memcpy(d, s, static_cast<size_t>(n));
     else copy_short(d, s, n);
 }

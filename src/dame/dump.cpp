@@ -68,8 +68,8 @@ std::string dump(const type& t) {
     const program* p = t.prog();
     if (!p) return s + "(not committed)\n";
     s += "normal form: " + normal_form(t) + "\n";
-    appendf(s, "program: %zu node(s), depth %d, %zu bytes; segments/instance %" PRId64 "\n", p->nodes(),
-            p->depth(), p->footprint(), p->segments_per_instance());
+    appendf(s, "program: %zu node(s), depth %d, %zu bytes; segments/instance %" PRId64 "; kernels %s\n",
+            p->nodes(), p->depth(), p->footprint(), p->segments_per_instance(), kernel_isa());
     node_line(s, *p, 0, 0);
     return s;
 }

@@ -1,139 +1,19 @@
 // SPDX-License-Identifier: MIT
 // The specialized inner loops of FINAL nodes: one instantiation per (node
 // kind, block length class, displacement width, direction), picked once at
-// commit by choose_kernel(). A kernel moves the node's whole loop.
+// commit by choose_kernel(). A kernel moves the node's whole loop. The
+// templates are in kernels_impl.hpp; this file builds them for the baseline
+// instruction set and, at start-up, installs kernels_v4.cpp's x86-64-v4
+// build instead when the CPU has it.
 #include "dame/kernels.hpp"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "dame/kernels_impl.hpp"
 
 namespace ch4lite::dame {
 namespace {
-
-constexpr int64_t fixed_len[] = {1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64};
-constexpr int n_fixed = 11;
-constexpr int cls_short = 11, cls_long = 12, n_cls = 13;
-
-// `group`: how many adjacent blocks make a cache line (transposes, below).
-template <int64_t L>
-struct len_fixed {
-    static constexpr int64_t group = L <= 32 ? 64 / L : 1;
-    static void copy(char* d, const char* s, int64_t) { copy_fixed<L>(d, s); }
-    static int64_t n(int64_t) { return L; }
-};
-struct len_short {
-    static constexpr int64_t group = 1;
-    static void copy(char* d, const char* s, int64_t n) { copy_short(d, s, n); }
-    static int64_t n(int64_t b) { return b; }
-};
-struct len_long {
-    static constexpr int64_t group = 1;
-    static void copy(char* d, const char* s, int64_t n) { std::memcpy(d, s, static_cast<size_t>(n)); }
-    static int64_t n(int64_t b) { return b; }
-};
-
-template <dir D, class Len>
-[[gnu::always_inline]] inline void blk(char* t, char* p, int64_t n) {
-    if constexpr (D == dir::pack) Len::copy(p, t, n);
-    else Len::copy(t, p, n);
-}
-
-template <dir D, class Len>
-void vec_kernel(const node& nd, char* t, char* p) {
-    const int64_t n = Len::n(nd.blen), stride = nd.stride, cnt = nd.count;
-    // Unrolled: short blocks are bound by loop overhead, not by the moves.
-#pragma GCC unroll 4
-    for (int64_t i = 0; i < cnt; ++i, t += stride, p += n) blk<D, Len>(t, p, n);
-}
-
-// VECTOR of VECTOR FINAL in one body: the outer node's disps points at the
-// inner node (set at commit), so a 2-D face costs no call per row.
-template <dir D, class Len>
-void vec2_kernel(const node& nd, char* t, char* p) {
-    const node& c = *static_cast<const node*>(nd.disps);
-    const int64_t n = Len::n(c.blen), inner = c.count, cs = c.stride, os = nd.stride, outer = nd.count;
-    t += c.disp;
-    int64_t i = 0;
-    if constexpr (Len::group > 1) {
-        // A transpose (FFT receive): consecutive outer copies read adjacent
-        // blocks of the same rows. Walking G of them together reads each row's
-        // cache line once instead of G times (measured 4.6x on 16-byte
-        // blocks at a 4 KiB stride) and writes G packed planes; the packed
-        // stream is the same, only the order of the stores changes.
-        if (os == n) {
-            constexpr int64_t G = Len::group;
-            const int64_t plane = inner * n;
-            for (; i + G <= outer; i += G, t += G * os, p += G * plane) {
-                char* s = t;
-                char* q = p;
-                for (int64_t j = 0; j < inner; ++j, s += cs, q += n)
-                    for (int64_t g = 0; g < G; ++g) blk<D, Len>(s + g * n, q + g * plane, n);
-            }
-        }
-    }
-    for (; i < outer; ++i, t += os) {
-        char* s = t;
-#pragma GCC unroll 4
-        for (int64_t j = 0; j < inner; ++j, s += cs, p += n) blk<D, Len>(s, p, n);
-    }
-}
-
-template <dir D, class Len, class Disp>
-void blk_kernel(const node& nd, char* t, char* p) {
-    const int64_t n = Len::n(nd.blen), cnt = nd.count;
-    const Disp* __restrict d = static_cast<const Disp*>(nd.disps);
-#pragma GCC unroll 4
-    for (int64_t i = 0; i < cnt; ++i, p += n) blk<D, Len>(t + d[i], p, n);
-}
-
-template <dir D, class Disp>
-void idx_kernel(const node& nd, char* t, char* p) {
-    const Disp* __restrict d = static_cast<const Disp*>(nd.disps);
-    const int64_t* __restrict pre = nd.prefix;
-    for (int64_t i = 0; i < nd.count; ++i) {
-        const int64_t n = pre[i + 1] - pre[i];
-        move_any<D>(t + d[i], p, n);
-        p += n;
-    }
-}
-
-template <dir D, template <dir, class> class K, size_t... I>
-constexpr void fill_len(kernel_fn* out, std::index_sequence<I...>) {
-    ((out[I] = &K<D, len_fixed<fixed_len[I]>>::run), ...);
-}
-
-template <dir D, class Len>
-struct vec_k {
-    static void run(const node& n, char* t, char* p) { vec_kernel<D, Len>(n, t, p); }
-};
-template <dir D, class Len>
-struct vec2_k {
-    static void run(const node& n, char* t, char* p) { vec2_kernel<D, Len>(n, t, p); }
-};
-template <dir D, class Len>
-struct blk32_k {
-    static void run(const node& n, char* t, char* p) { blk_kernel<D, Len, int32_t>(n, t, p); }
-};
-template <dir D, class Len>
-struct blk64_k {
-    static void run(const node& n, char* t, char* p) { blk_kernel<D, Len, int64_t>(n, t, p); }
-};
-
-template <dir D, template <dir, class> class K>
-constexpr void fill_family(kernel_fn* out) {
-    fill_len<D, K>(out, std::make_index_sequence<n_fixed>{});
-    out[cls_short] = &K<D, len_short>::run;
-    out[cls_long] = &K<D, len_long>::run;
-}
-
-template <dir D>
-constexpr std::array<kernel_fn, n_kernels> make_table() {
-    std::array<kernel_fn, n_kernels> t{};
-    fill_family<D, vec_k>(&t[1]);
-    fill_family<D, blk32_k>(&t[1 + n_cls]);
-    fill_family<D, blk64_k>(&t[1 + 2 * n_cls]);
-    t[1 + 3 * n_cls] = &idx_kernel<D, int32_t>;
-    t[2 + 3 * n_cls] = &idx_kernel<D, int64_t>;
-    fill_family<D, vec2_k>(&t[first_nested_kernel]);
-    return t;
-}
 
 int len_class(int64_t blen) {
     for (int i = 0; i < n_fixed; ++i)
@@ -145,8 +25,48 @@ int len_class(int64_t blen) {
 
 static_assert(1 + 3 * n_cls + 2 == first_nested_kernel);
 static_assert(first_nested_kernel + n_cls == n_kernels);
-const std::array<kernel_fn, n_kernels> pack_kernels = make_table<dir::pack>();
-const std::array<kernel_fn, n_kernels> unpack_kernels = make_table<dir::unpack>();
+
+namespace {
+constinit const std::array<kernel_fn, n_kernels> base_pack = make_table<dir::pack>();
+constinit const std::array<kernel_fn, n_kernels> base_unpack = make_table<dir::unpack>();
+std::array<kernel_fn, n_kernels> isa_pack{}, isa_unpack{};
+}  // namespace
+
+// The baseline tables until start-up has looked at the CPU (below); the two
+// tables hold kernels of the same meaning, so either serves at any time.
+constinit const kernel_fn* pack_table = base_pack.data();
+constinit const kernel_fn* unpack_table = base_unpack.data();
+
+namespace {
+// x86-64-v4 kernels (kernels_v4.cpp) when the CPU has AVX-512 and
+// CH4LITE_DAME_ISA is not "base". The grouped transposes (VECTOR of VECTOR
+// of blocks of at most 32 bytes) keep the baseline code: compiled for
+// AVX-512 they ran slower (FFT2 receive, docs/dame.md).
+const char* pick_isa() noexcept {
+#if CH4LITE_DAME_HAVE_V4
+    const char* e = std::getenv("CH4LITE_DAME_ISA");
+    if (e && std::strcmp(e, "base") == 0) return "baseline";
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("x86-64-v4")) return "baseline";
+    isa_pack = v4_pack_kernels;
+    isa_unpack = v4_unpack_kernels;
+    for (int c = 0; c < n_cls; ++c) {
+        if (c < n_fixed && fixed_len[c] <= 32) {
+            isa_pack[first_nested_kernel + c] = base_pack[first_nested_kernel + c];
+            isa_unpack[first_nested_kernel + c] = base_unpack[first_nested_kernel + c];
+        }
+    }
+    pack_table = isa_pack.data();
+    unpack_table = isa_unpack.data();
+    return "x86-64-v4";
+#else
+    return "baseline";
+#endif
+}
+const char* const isa_name = pick_isa();
+}  // namespace
+
+const char* kernel_isa() noexcept { return isa_name ? isa_name : "baseline"; }
 
 uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept {
     switch (kind) {

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: MIT
 // Predefined types, bad input, partial moves, IOV limits, types beyond 2 and
-// 4 GiB, footprint.
+// 4 GiB, footprint, the kernels' instruction set.
 #include <sys/mman.h>
 
 #include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "dame/dump.hpp"
+#include "dame/kernels.hpp"
 #include "helpers.hpp"
 #include "oracle.hpp"
 
@@ -15,6 +18,24 @@ using namespace dame_test;
 namespace {
 const predefined_info* info(uintptr_t h) { return predefined(h); }
 }  // namespace
+
+// The x86-64-v4 kernels when the CPU has AVX-512, unless
+// CH4LITE_DAME_ISA=base (test unit.dame_base_isa runs every test so).
+TEST(DameKernels, InstructionSetFollowsTheCpuAndTheSwitch) {
+    const char* isa = ch4lite::dame::kernel_isa();
+    std::printf("kernels: %s\n", isa);
+    const char* e = std::getenv("CH4LITE_DAME_ISA");
+    if (e && std::strcmp(e, "base") == 0) {
+        EXPECT_STREQ(isa, "baseline");
+    } else {
+#if defined(__x86_64__)
+        __builtin_cpu_init();
+        EXPECT_STREQ(isa, __builtin_cpu_supports("x86-64-v4") ? "x86-64-v4" : "baseline");
+#else
+        EXPECT_STREQ(isa, "baseline");
+#endif
+    }
+}
 
 TEST(DamePredefined, SizesExtentsAlignment) {
     struct { uintptr_t h; int size, extent; } want[] = {
