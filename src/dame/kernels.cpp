@@ -29,7 +29,7 @@ static_assert(first_nested_kernel + n_cls == n_kernels);
 namespace {
 constinit const std::array<kernel_fn, n_kernels> base_pack = make_table<dir::pack>();
 constinit const std::array<kernel_fn, n_kernels> base_unpack = make_table<dir::unpack>();
-std::array<kernel_fn, n_kernels> isa_pack{}, isa_unpack{};
+[[maybe_unused]] std::array<kernel_fn, n_kernels> isa_pack{}, isa_unpack{};
 }  // namespace
 
 // The baseline tables until start-up has looked at the CPU (below); the two
@@ -42,31 +42,31 @@ namespace {
 // CH4LITE_DAME_ISA is not "base". The grouped transposes (VECTOR of VECTOR
 // of blocks of at most 32 bytes) keep the baseline code: compiled for
 // AVX-512 they ran slower (FFT2 receive, docs/dame.md).
-const char* pick_isa() noexcept {
+bool install_v4() noexcept {
 #if CH4LITE_DAME_HAVE_V4
     const char* e = std::getenv("CH4LITE_DAME_ISA");
-    if (e && std::strcmp(e, "base") == 0) return "baseline";
+    if (e && std::strcmp(e, "base") == 0) return false;
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("x86-64-v4")) return "baseline";
+    if (!__builtin_cpu_supports("x86-64-v4")) return false;
     isa_pack = v4_pack_kernels;
     isa_unpack = v4_unpack_kernels;
-    for (int c = 0; c < n_cls; ++c) {
-        if (c < n_fixed && fixed_len[c] <= 32) {
+    for (int c = 0; c < n_fixed; ++c) {
+        if (group_of(fixed_len[c]) > 1) {
             isa_pack[first_nested_kernel + c] = base_pack[first_nested_kernel + c];
             isa_unpack[first_nested_kernel + c] = base_unpack[first_nested_kernel + c];
         }
     }
     pack_table = isa_pack.data();
     unpack_table = isa_unpack.data();
-    return "x86-64-v4";
+    return true;
 #else
-    return "baseline";
+    return false;
 #endif
 }
-const char* const isa_name = pick_isa();
+[[maybe_unused]] const bool installed = install_v4();
 }  // namespace
 
-const char* kernel_isa() noexcept { return isa_name ? isa_name : "baseline"; }
+const char* kernel_isa() noexcept { return pack_table == base_pack.data() ? "baseline" : "x86-64-v4"; }
 
 uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept {
     switch (kind) {

@@ -18,14 +18,6 @@ constexpr int n_kernels = first_nested_kernel + 13;
 // at start-up the x86-64-v4 one when the CPU has it (kernels.cpp).
 extern const kernel_fn* pack_table;
 extern const kernel_fn* unpack_table;
-// The same kernels compiled for x86-64-v4 (kernels_v4.cpp; x86-64 only).
-#if defined(__x86_64__) && defined(CH4LITE_DAME_V4)
-#define CH4LITE_DAME_HAVE_V4 1
-extern const std::array<kernel_fn, n_kernels> v4_pack_kernels;
-extern const std::array<kernel_fn, n_kernels> v4_unpack_kernels;
-#else
-#define CH4LITE_DAME_HAVE_V4 0
-#endif
 // "x86-64-v4" or "baseline": which kernels this process runs.
 const char* kernel_isa() noexcept;
 

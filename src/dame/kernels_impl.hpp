@@ -9,16 +9,29 @@
 #include "dame/kernels.hpp"
 
 namespace ch4lite::dame {
+
+// The tables of kernels_v4.cpp (x86-64 only), which kernels.cpp installs.
+#if defined(__x86_64__) && defined(CH4LITE_DAME_V4)
+#define CH4LITE_DAME_HAVE_V4 1
+extern const std::array<kernel_fn, n_kernels> v4_pack_kernels;
+extern const std::array<kernel_fn, n_kernels> v4_unpack_kernels;
+#else
+#define CH4LITE_DAME_HAVE_V4 0
+#endif
+
 namespace {
 
 constexpr int64_t fixed_len[] = {1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64};
 constexpr int n_fixed = 11;
 constexpr int cls_short = 11, cls_long = 12, n_cls = 13;
 
-// `group`: how many adjacent blocks make a cache line (transposes, below).
+// How many adjacent blocks of L bytes make a cache line: the grouped
+// transposes (vec2_kernel) walk that many outer copies together.
+constexpr int64_t group_of(int64_t L) { return L <= 32 ? 64 / L : 1; }
+
 template <int64_t L>
 struct len_fixed {
-    static constexpr int64_t group = L <= 32 ? 64 / L : 1;
+    static constexpr int64_t group = group_of(L);
     static void copy(char* d, const char* s, int64_t) { copy_fixed<L>(d, s); }
     static int64_t n(int64_t) { return L; }
 };
