@@ -28,6 +28,11 @@ constexpr int cls_short = 11, cls_long = 12, n_cls = 13;
 // How many adjacent blocks of L bytes make a cache line: the grouped
 // transposes (vec2_kernel) walk that many outer copies together.
 constexpr int64_t group_of(int64_t L) { return L <= 32 ? 64 / L : 1; }
+// How many rows ahead a grouped pack prefetches (32-48 were best in a
+// stand-alone copy of the loop at N = 256-1536; 16 was too short at 1024+),
+// and from which row stride on.
+constexpr int64_t prefetch_rows = 32;
+constexpr int64_t prefetch_stride = 8192;
 
 template <int64_t L>
 struct len_fixed {
@@ -77,10 +82,25 @@ void vec2_kernel(const node& nd, char* t, char* p) {
         if (os == n) {
             constexpr int64_t G = Len::group;
             const int64_t plane = inner * n;
+            // Pack reads one line per row. When rows are 8 KiB or more apart
+            // the hardware prefetchers miss them: ask for the row
+            // prefetch_rows ahead (FFT2 receive, N = 1024 and 1536: about 2x
+            // and 1.5x; N = 768 no longer drops to 4-7 GB/s in some runs).
+            // At N = 256 (4 KiB rows) the prefetch cost 17 %, and unpack,
+            // which writes those rows, was slower with it.
+            constexpr int64_t ahead = D == dir::pack ? prefetch_rows : 0;
+            const int64_t ahead_end = cs >= prefetch_stride && inner > ahead ? inner - ahead : 0;
             for (; i + G <= outer; i += G, t += G * os, p += G * plane) {
                 char* s = t;
                 char* q = p;
-                for (int64_t j = 0; j < inner; ++j, s += cs, q += n)
+                int64_t j = 0;
+                if constexpr (ahead > 0) {
+                    for (; j < ahead_end; ++j, s += cs, q += n) {
+                        __builtin_prefetch(s + ahead * cs, 0, 3);
+                        for (int64_t g = 0; g < G; ++g) blk<D, Len>(s + g * n, q + g * plane, n);
+                    }
+                }
+                for (; j < inner; ++j, s += cs, q += n)
                     for (int64_t g = 0; g < G; ++g) blk<D, Len>(s + g * n, q + g * plane, n);
             }
         }

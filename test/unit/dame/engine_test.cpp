@@ -215,7 +215,11 @@ TEST(DameKernels, TransposeGroupsMatchTheOracle) {
     const char* types[] = {"contig(19, resized(0, 8, vector(7, 1, 20, double)))",
                            "contig(9, resized(0, 16, vector(5, 1, 9, contig(2, double))))",
                            "contig(33, resized(0, 4, vector(3, 1, 40, float)))",
-                           "contig(4, resized(0, 32, vector(6, 1, 3, contig(4, double))))"};
+                           "contig(4, resized(0, 32, vector(6, 1, 3, contig(4, double))))",
+                           // rows >= 8 KiB apart: pack prefetches 32 rows ahead,
+                           // with more rows than that and with fewer
+                           "contig(9, resized(0, 16, vector(40, 1, 600, contig(2, double))))",
+                           "contig(5, resized(0, 16, vector(20, 1, 600, contig(2, double))))"};
     for (const char* text : types) {
         type_ref t = committed(text);
         EXPECT_NE(dump(*t.get()).find("vec2_"), std::string::npos) << text;
