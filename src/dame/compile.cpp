@@ -128,7 +128,7 @@ struct compiler {
         int64_t bits = 0;
         const ir* kid = n.kids.empty() ? nullptr : n.kid();
         const bool final = kid && kid->is_leaf() && n.k != ir_kind::strct;
-        bool wide = false;
+        bool wide = false, far = false;
         switch (n.k) {
             case ir_kind::leaf:
                 nd.kind = op::leaf;
@@ -141,11 +141,14 @@ struct compiler {
                 nd.stride = n.stride;
                 bits = n.stride;
                 break;
-            case ir_kind::blkidx:
+            case ir_kind::blkidx: {
                 nd.kind = op::blkindex;
                 nd.disps = list(n.disps, &wide);
-                for (int64_t d : n.disps) bits |= d;
+                int64_t lo = INT64_MAX, hi = INT64_MIN;
+                for (int64_t d : n.disps) bits |= d, lo = std::min(lo, d), hi = std::max(hi, d);
+                far = !n.disps.empty() && hi - lo >= far_span;
                 break;
+            }
             case ir_kind::idx: {
                 nd.kind = op::indexed;
                 nd.stride = n.stride;
@@ -173,7 +176,7 @@ struct compiler {
         nd.wide = wide;
         if (final && !(n.k == ir_kind::idx && n.stride != kid->len)) {
             nd.blen = kid->len;
-            nd.kern = choose_kernel(nd.kind, kid->len, wide);
+            nd.kern = choose_kernel(nd.kind, kid->len, wide, far);
             bits |= kid->len;
         } else if (kid && n.k != ir_kind::strct) {
             nd.child = emit(*kid, depth + 1);

@@ -23,7 +23,8 @@ int len_class(int64_t blen) {
 
 }  // namespace
 
-static_assert(1 + 3 * n_cls + 2 == first_nested_kernel);
+static_assert(1 + 3 * n_cls + 2 == first_far_kernel);
+static_assert(first_far_kernel + 2 * n_cls == first_nested_kernel);
 static_assert(first_nested_kernel + n_cls == n_kernels);
 
 namespace {
@@ -68,10 +69,12 @@ bool install_v4() noexcept {
 
 const char* kernel_isa() noexcept { return pack_table == base_pack.data() ? "baseline" : "x86-64-v4"; }
 
-uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept {
+uint8_t choose_kernel(op kind, int64_t blen, bool wide, bool far) noexcept {
     switch (kind) {
         case op::vector: return static_cast<uint8_t>(1 + len_class(blen));
-        case op::blkindex: return static_cast<uint8_t>(1 + (wide ? 2 : 1) * n_cls + len_class(blen));
+        case op::blkindex:
+            if (far) return static_cast<uint8_t>(first_far_kernel + (wide ? n_cls : 0) + len_class(blen));
+            return static_cast<uint8_t>(1 + (wide ? 2 : 1) * n_cls + len_class(blen));
         case op::indexed: return static_cast<uint8_t>(wide ? 2 + 3 * n_cls : 1 + 3 * n_cls);
         default: return 0;
     }
@@ -89,9 +92,10 @@ const char* kernel_name(uint8_t id) noexcept {
     if (buf[id][0]) return buf[id];
     if (id == 1 + 3 * n_cls) return "idx_final/i32";
     if (id == 2 + 3 * n_cls) return "idx_final/i64";
-    const int fam = id >= first_nested_kernel ? 3 : (id - 1) / n_cls;
-    const int c = id >= first_nested_kernel ? id - first_nested_kernel : (id - 1) % n_cls;
-    static const char* fams[] = {"vec", "blk/i32", "blk/i64", "vec2"};
+    static const char* fams[] = {"vec", "blk/i32", "blk/i64", "vec2", "blk/i32/far", "blk/i64/far"};
+    int fam = (id - 1) / n_cls, c = (id - 1) % n_cls;
+    if (id >= first_nested_kernel) fam = 3, c = id - first_nested_kernel;
+    else if (id >= first_far_kernel) fam = 4 + (id - first_far_kernel) / n_cls, c = (id - first_far_kernel) % n_cls;
     std::snprintf(buf[id], sizeof buf[id], "%s_%s", fams[fam], cls[c]);
     return buf[id];
 }

@@ -82,10 +82,13 @@ std::string normal_form(const type& t);
 // Kernel ids below first_nested_kernel belong to FINAL nodes (child is a
 // contiguous block); from it on, to a VECTOR whose child is a VECTOR FINAL
 // (both loops in one kernel; disps points at the child node).
-constexpr uint8_t first_nested_kernel = 42;
+constexpr uint8_t first_nested_kernel = 68;
 inline bool is_final(const node& n) noexcept { return n.kern != 0 && n.kern < first_nested_kernel; }
-// Kernel id for a FINAL node of this kind and block length.
-uint8_t choose_kernel(op kind, int64_t blen, bool wide) noexcept;
+// Kernel id for a FINAL node of this kind and block length. far: a
+// BLKINDEX whose blocks spread over at least far_span bytes, which pack
+// reads with a prefetch ahead of the block list.
+constexpr int64_t far_span = 512 * 1024;
+uint8_t choose_kernel(op kind, int64_t blen, bool wide, bool far = false) noexcept;
 uint8_t choose_nested_kernel(int64_t inner_blen) noexcept;
 const char* kernel_name(uint8_t id) noexcept;
 
