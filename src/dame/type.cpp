@@ -97,6 +97,11 @@ struct builder {
         t->align_ = std::max(t->align_, k->alignment());
         t->sticky_ = t->sticky_ || k->explicit_bounds();
     }
+    // n more children of `k` inside bounds already recorded.
+    void repeat(type* k, int64_t n) {
+        t->size_ = c.add(t->size_, c.mul(n, k->size()));
+        t->elements_ = c.add(t->elements_, c.mul(n, k->elements()));
+    }
     status finish(type** out) {
         if (any) t->lb_ = lb, t->ub_ = ub, t->true_lb_ = tlb, t->true_ub_ = tub;
         // extent() and true_extent() must be representable, and so must every
@@ -177,10 +182,17 @@ status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps,
     t->count_ = count, t->blocklen_ = blocklen;
     b.adopt(old);
     t->disps_.resize(count);
+    int64_t lo = 0, hi = 0;
     for (int64_t i = 0; i < count; ++i) {
-        t->disps_[i] = disp_bytes ? disps[i] : b.c.mul(disps[i], old->extent());
-        b.block(old, t->disps_[i], blocklen);
+        const int64_t d = disp_bytes ? disps[i] : b.c.mul(disps[i], old->extent());
+        t->disps_[i] = d;
+        lo = i ? std::min(lo, d) : d, hi = i ? std::max(hi, d) : d;
     }
+    // Equal blocks: the bounds come from the first and last displacement,
+    // the others only add their size (commit of index types, ns per block).
+    if (count > 0) b.block(old, lo, blocklen);
+    if (count > 1) b.block(old, hi, blocklen);
+    if (count > 2) b.repeat(old, b.c.mul(count - 2, blocklen));
     return b.finish(out);
 }
 
