@@ -59,7 +59,9 @@ endfunction()
 #                  [RESOURCE_LOCK name] [PPN p])
 # Builds the program and registers mpi.<name>.np<N>.<path>.shm<on|off> tests
 # run under our mpiexec, plus hydra.<name>.np<N> under mpiexec.hydra when
-# installed (unless NO_HYDRA).
+# installed (unless NO_HYDRA), at the largest N listed: the rank counts are
+# covered under our mpiexec, the Hydra run checks the launcher contract
+# (test/launch adds Hydra's modes: PMI port, mapping, abort, crash).
 function(ch4lite_mpi_test name)
   cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX;PROGRAM;RESOURCE_LOCK;PPN"
     "SOURCES;NP;PATHS;SHM;ARGS;ENV;LABELS;LIBS" ${ARGN})
@@ -120,7 +122,8 @@ function(ch4lite_mpi_test name)
         endif()
       endforeach()
     endforeach()
-    if(CH4LITE_HYDRA AND NOT T_NO_HYDRA)
+    list(GET T_NP -1 np_hydra)
+    if(CH4LITE_HYDRA AND NOT T_NO_HYDRA AND np EQUAL np_hydra)
       set(tname hydra.${name}.np${np})
       ch4lite_genv(henv ${T_ENV})
       add_test(NAME ${tname} COMMAND ${CH4LITE_HYDRA} -n ${np} ${henv}
