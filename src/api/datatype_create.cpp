@@ -26,6 +26,8 @@ void put(contents& c, bool large, std::initializer_list<int64_t> v) {
     }
 }
 void put(contents& c, bool large, const std::vector<int64_t>& v) {
+    if (large) c.counts.reserve(c.counts.size() + v.size());
+    else c.ints.reserve(c.ints.size() + v.size());
     for (int64_t x : v) {
         if (large) c.counts.push_back(x);
         else c.ints.push_back(static_cast<int>(x));

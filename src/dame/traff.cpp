@@ -3,6 +3,7 @@
 // the paper's description (seed 001, Listings 1-2 and section 3).
 #include "dame/traff.hpp"
 
+#include <iterator>
 #include <limits>
 #include <numeric>
 
@@ -138,6 +139,7 @@ path type_path(const int64_t* x, int64_t n) {
                 if (n % c == 0 && repeated(ix.data(), c, n)) break;
             pc.is_vec = false;
             pc.count = c;
+            pc.disps.reserve(static_cast<size_t>(c));
             for (int64_t i = 0; i < c; ++i) pc.disps.push_back(ix[i] - ix[0]);
         }
         inner_first.push_back(std::move(pc));
@@ -220,9 +222,15 @@ bool optimize_chain(ir_ptr& n) {
             expanded.push_back(old.back());
         } else {
             has_idx = true;
-            old.push_back({false, c->count, 0, c->disps});
             path tp = type_path(c->disps.data(), c->count);
-            expanded.insert(expanded.end(), tp.begin(), tp.end());
+            // One index list (LAMMPS, SPECFEM3D) whose TypePath is the list
+            // itself (no strided run, no repeated pattern): nothing can
+            // change, so skip the copies and the DP (commit cost per block).
+            if (chain.size() == 1 && tp.size() == 1 && !tp[0].is_vec && tp[0].disps == c->disps)
+                return changed;
+            old.push_back({false, c->count, 0, c->disps});
+            expanded.insert(expanded.end(), std::make_move_iterator(tp.begin()),
+                            std::make_move_iterator(tp.end()));
         }
     }
     // Vector-only chains stay vectors: the vec2 kernels run them without a
