@@ -117,7 +117,8 @@ void vec2_kernel(const node& nd, char* t, char* p) {
 
 // Far: the blocks spread over far_span bytes or more (chosen at commit), so
 // they mostly miss L2 and nothing predicts the next address but the list;
-// pack asks for the block prefetch_blocks ahead (SPECFEM3D_cm: 1.4-1.9x).
+// pack asks for the block prefetch_blocks ahead (SPECFEM3D_cm/177672: 5-6
+// -> 7-11 GB/s in runs where it was slow without, level where it was not).
 // Where they fit in L2 (SPECFEM3D_oc, LAMMPS) the prefetch cost 10-25 %,
 // and unpack did not gain from it, so unpack tables hold the plain kernel.
 template <dir D, class Len, class Disp, bool Far = false>

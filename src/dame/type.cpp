@@ -188,8 +188,9 @@ status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps,
         t->disps_[i] = d;
         lo = i ? std::min(lo, d) : d, hi = i ? std::max(hi, d) : d;
     }
-    // Equal blocks: the bounds come from the first and last displacement,
-    // the others only add their size (commit of index types, ns per block).
+    // Equal blocks: the bounds come from the lowest and the highest
+    // displacement, the others only add their size (commit of index types,
+    // ns per block).
     if (count > 0) b.block(old, lo, blocklen);
     if (count > 1) b.block(old, hi, blocklen);
     if (count > 2) b.repeat(old, b.c.mul(count - 2, blocklen));
