@@ -225,7 +225,11 @@ TEST(DameKernels, FarBlockIndexMatchesTheOracle) {
     const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
     void* m1 = mmap(nullptr, span, PROT_READ | PROT_WRITE, flags, -1, 0);
     void* m2 = mmap(nullptr, span, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (m1 == MAP_FAILED || m2 == MAP_FAILED) GTEST_SKIP() << "cannot reserve 2 x 6 GiB of address space";
+    if (m1 == MAP_FAILED || m2 == MAP_FAILED) {
+        if (m1 != MAP_FAILED) munmap(m1, span);
+        if (m2 != MAP_FAILED) munmap(m2, span);
+        GTEST_SKIP() << "cannot reserve 2 x 6 GiB of address space";
+    }
     char *src = static_cast<char*>(m1), *dst = static_cast<char*>(m2);
     for (const auto& [text, kernel] : cases) {
         type_ref t = committed(text.c_str());
