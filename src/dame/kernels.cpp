@@ -23,8 +23,6 @@ int len_class(int64_t blen) {
 
 }  // namespace
 
-static_assert(1 + 3 * n_cls + 2 == first_far_kernel);
-static_assert(first_far_kernel + 2 * n_cls == first_nested_kernel);
 static_assert(first_nested_kernel + n_cls == n_kernels);
 
 namespace {
@@ -71,11 +69,12 @@ const char* kernel_isa() noexcept { return pack_table == base_pack.data() ? "bas
 
 uint8_t choose_kernel(op kind, int64_t blen, bool wide, bool far) noexcept {
     switch (kind) {
-        case op::vector: return static_cast<uint8_t>(1 + len_class(blen));
-        case op::blkindex:
-            if (far) return static_cast<uint8_t>(first_far_kernel + (wide ? n_cls : 0) + len_class(blen));
-            return static_cast<uint8_t>(1 + (wide ? 2 : 1) * n_cls + len_class(blen));
-        case op::indexed: return static_cast<uint8_t>(wide ? 2 + 3 * n_cls : 1 + 3 * n_cls);
+        case op::vector: return static_cast<uint8_t>(first_vec + len_class(blen));
+        case op::blkindex: {
+            const int first = far ? (wide ? first_far64 : first_far32) : (wide ? first_blk64 : first_blk32);
+            return static_cast<uint8_t>(first + len_class(blen));
+        }
+        case op::indexed: return static_cast<uint8_t>(wide ? idx64_kernel : idx32_kernel);
         default: return 0;
     }
 }
@@ -90,13 +89,18 @@ const char* kernel_name(uint8_t id) noexcept {
     static char buf[n_kernels][32];
     if (id == 0 || id >= n_kernels) return "-";
     if (buf[id][0]) return buf[id];
-    if (id == 1 + 3 * n_cls) return "idx_final/i32";
-    if (id == 2 + 3 * n_cls) return "idx_final/i64";
-    static const char* fams[] = {"vec", "blk/i32", "blk/i64", "vec2", "blk/i32/far", "blk/i64/far"};
-    int fam = (id - 1) / n_cls, c = (id - 1) % n_cls;
-    if (id >= first_nested_kernel) fam = 3, c = id - first_nested_kernel;
-    else if (id >= first_far_kernel) fam = 4 + (id - first_far_kernel) / n_cls, c = (id - first_far_kernel) % n_cls;
-    std::snprintf(buf[id], sizeof buf[id], "%s_%s", fams[fam], cls[c]);
+    if (id == idx32_kernel) return "idx_final/i32";
+    if (id == idx64_kernel) return "idx_final/i64";
+    static const struct {
+        int first;
+        const char* name;
+    } fams[] = {{first_nested_kernel, "vec2"}, {first_far64, "blk/i64/far"}, {first_far32, "blk/i32/far"},
+                {first_blk64, "blk/i64"},      {first_blk32, "blk/i32"},     {first_vec, "vec"}};
+    for (const auto& f : fams) {  // highest start first: the family holding id
+        if (id < f.first) continue;
+        std::snprintf(buf[id], sizeof buf[id], "%s_%s", f.name, cls[id - f.first]);
+        break;
+    }
     return buf[id];
 }
 

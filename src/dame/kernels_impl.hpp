@@ -24,7 +24,13 @@ namespace {
 constexpr int64_t fixed_len[] = {1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64};
 constexpr int n_fixed = 11;
 constexpr int cls_short = 11, cls_long = 12, n_cls = 13;
-constexpr int first_far_kernel = 1 + 3 * n_cls + 2;
+// The table's layout: where each family starts (id 0: no kernel). Families of
+// block lengths have n_cls entries; the INDEXED kernels one per width. The
+// nested family starts at first_nested_kernel (program.hpp).
+constexpr int first_vec = 1, first_blk32 = first_vec + n_cls, first_blk64 = first_blk32 + n_cls,
+              idx32_kernel = first_blk64 + n_cls, idx64_kernel = idx32_kernel + 1,
+              first_far32 = idx64_kernel + 1, first_far64 = first_far32 + n_cls;
+static_assert(first_far64 + n_cls == first_nested_kernel);
 // How many blocks ahead a far BLKINDEX pack prefetches.
 constexpr int64_t prefetch_blocks = 16;
 
@@ -188,17 +194,17 @@ constexpr void fill_family(kernel_fn* out) {
 template <dir D>
 constexpr std::array<kernel_fn, n_kernels> make_table() {
     std::array<kernel_fn, n_kernels> t{};
-    fill_family<D, vec_k>(&t[1]);
-    fill_family<D, blk32_k>(&t[1 + n_cls]);
-    fill_family<D, blk64_k>(&t[1 + 2 * n_cls]);
-    t[1 + 3 * n_cls] = &idx_kernel<D, int32_t>;
-    t[2 + 3 * n_cls] = &idx_kernel<D, int64_t>;
+    fill_family<D, vec_k>(&t[first_vec]);
+    fill_family<D, blk32_k>(&t[first_blk32]);
+    fill_family<D, blk64_k>(&t[first_blk64]);
+    t[idx32_kernel] = &idx_kernel<D, int32_t>;
+    t[idx64_kernel] = &idx_kernel<D, int64_t>;
     if constexpr (D == dir::pack) {
-        fill_family<D, blk32far_k>(&t[first_far_kernel]);
-        fill_family<D, blk64far_k>(&t[first_far_kernel + n_cls]);
+        fill_family<D, blk32far_k>(&t[first_far32]);
+        fill_family<D, blk64far_k>(&t[first_far64]);
     } else {
-        fill_family<D, blk32_k>(&t[first_far_kernel]);
-        fill_family<D, blk64_k>(&t[first_far_kernel + n_cls]);
+        fill_family<D, blk32_k>(&t[first_far32]);
+        fill_family<D, blk64_k>(&t[first_far64]);
     }
     fill_family<D, vec2_k>(&t[first_nested_kernel]);
     return t;
