@@ -71,7 +71,7 @@ uint8_t choose_kernel(op kind, int64_t blen, bool wide, bool far) noexcept {
     switch (kind) {
         case op::vector: return static_cast<uint8_t>(first_vec + len_class(blen));
         case op::blkindex: {
-            const int first = far ? (wide ? first_far64 : first_far32) : (wide ? first_blk64 : first_blk32);
+            const int first = wide ? first_far64 : far ? first_far32 : first_blk32;
             return static_cast<uint8_t>(first + len_class(blen));
         }
         case op::indexed: return static_cast<uint8_t>(wide ? idx64_kernel : idx32_kernel);
@@ -95,7 +95,7 @@ const char* kernel_name(uint8_t id) noexcept {
         int first;
         const char* name;
     } fams[] = {{first_nested_kernel, "vec2"}, {first_far64, "blk/i64/far"}, {first_far32, "blk/i32/far"},
-                {first_blk64, "blk/i64"},      {first_blk32, "blk/i32"},     {first_vec, "vec"}};
+                {first_blk32, "blk/i32"},      {first_vec, "vec"}};
     for (const auto& f : fams) {  // highest start first: the family holding id
         if (id < f.first) continue;
         std::snprintf(buf[id], sizeof buf[id], "%s_%s", f.name, cls[id - f.first]);

@@ -6,6 +6,8 @@
 // the other's at link time. The block copies it uses (copy.hpp) are all
 // always inlined for the same reason.
 #pragma once
+#include <cstdint>
+
 #include "dame/kernels.hpp"
 
 namespace ch4lite::dame {
@@ -27,9 +29,12 @@ constexpr int cls_short = 11, cls_long = 12, n_cls = 13;
 // The table's layout: where each family starts (id 0: no kernel). Families of
 // block lengths have n_cls entries; the INDEXED kernels one per width. The
 // nested family starts at first_nested_kernel (program.hpp).
-constexpr int first_vec = 1, first_blk32 = first_vec + n_cls, first_blk64 = first_blk32 + n_cls,
-              idx32_kernel = first_blk64 + n_cls, idx64_kernel = idx32_kernel + 1,
-              first_far32 = idx64_kernel + 1, first_far64 = first_far32 + n_cls;
+// A BLKINDEX list with 64-bit displacements has one at 2^31 or more from its
+// first (which normalization makes 0), so it always spreads over far_span:
+// such lists take the far kernels only.
+constexpr int first_vec = 1, first_blk32 = first_vec + n_cls, idx32_kernel = first_blk32 + n_cls,
+              idx64_kernel = idx32_kernel + 1, first_far32 = idx64_kernel + 1, first_far64 = first_far32 + n_cls;
+static_assert(far_span <= INT32_MAX);
 static_assert(first_far64 + n_cls == first_nested_kernel);
 // How many blocks ahead a far BLKINDEX pack prefetches.
 constexpr int64_t prefetch_blocks = 16;
@@ -196,7 +201,6 @@ constexpr std::array<kernel_fn, n_kernels> make_table() {
     std::array<kernel_fn, n_kernels> t{};
     fill_family<D, vec_k>(&t[first_vec]);
     fill_family<D, blk32_k>(&t[first_blk32]);
-    fill_family<D, blk64_k>(&t[first_blk64]);
     t[idx32_kernel] = &idx_kernel<D, int32_t>;
     t[idx64_kernel] = &idx_kernel<D, int64_t>;
     if constexpr (D == dir::pack) {
