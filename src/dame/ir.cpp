@@ -8,6 +8,77 @@
 
 namespace ch4lite::dame {
 
+namespace detail {
+namespace {
+
+constexpr std::size_t block_class = 16;
+constexpr std::size_t n_classes = 8;  // blocks of 16, 32, ..., 128 bytes
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int pool_cap = 0;  // keep use-after-free detectable
+#else
+constexpr int pool_cap = 256;  // blocks kept per class and thread (at most 144 KiB)
+#endif
+
+struct block {
+    block* next;
+};
+
+// Trivially destructible, so that initial-exec TLS reaches it with one
+// instruction (no __tls_get_addr, no guard; 100 bytes of static TLS, within
+// what glibc reserves even for a dlopen()ed libmpi). The blocks a thread
+// holds go back to operator delete at its exit through `reaper`, which is
+// touched only when the pool first asks operator new for a block.
+struct pool {
+    block* head[n_classes];
+    int held[n_classes];
+    bool reaped;
+};
+[[gnu::tls_model("initial-exec")]] constinit thread_local pool tls_pool{};
+
+struct reaper {
+    ~reaper() {
+        for (block*& b : tls_pool.head)
+            while (b) {
+                block* n = b->next;
+                ::operator delete(b);
+                b = n;
+            }
+        for (int& h : tls_pool.held) h = 0;
+    }
+};
+
+}  // namespace
+
+void* ir_alloc(std::size_t bytes) {
+    const std::size_t c = (bytes + block_class - 1) / block_class - 1;
+    if (bytes == 0 || c >= n_classes) return ::operator new(bytes);
+    pool& p = tls_pool;
+    if (block* b = p.head[c]) {
+        p.head[c] = b->next;
+        --p.held[c];
+        return b;
+    }
+    if (!p.reaped) {
+        static thread_local reaper r;
+        (void)r;
+        p.reaped = true;
+    }
+    return ::operator new((c + 1) * block_class);
+}
+
+void ir_free(void* ptr, std::size_t bytes) noexcept {
+    const std::size_t c = (bytes + block_class - 1) / block_class - 1;
+    if (bytes == 0 || c >= n_classes) return ::operator delete(ptr);
+    pool& p = tls_pool;
+    if (p.held[c] >= pool_cap) return ::operator delete(ptr);
+    auto* b = static_cast<block*>(ptr);
+    b->next = p.head[c];
+    p.head[c] = b;
+    ++p.held[c];
+}
+
+}  // namespace detail
+
 int64_t ir::compute_size() const noexcept {
     switch (k) {
         case ir_kind::leaf: return len;

@@ -191,7 +191,7 @@ bool rule_struct(ir_ptr& n) {
     ir& s = *n;
     // Splice nested structs and drop empty children.
     std::vector<int64_t> d;
-    std::vector<ir_ptr> k;
+    ir_list k;
     bool changed = false;
     for (size_t i = 0; i < s.kids.size(); ++i) {
         ir_ptr& c = s.kids[i];

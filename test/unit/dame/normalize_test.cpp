@@ -5,6 +5,10 @@
 #include "dame/traff.hpp"
 #include "oracle.hpp"
 
+#include <cstring>
+#include <thread>
+#include <vector>
+
 using namespace dame_test;
 
 TEST(DameNormalize, EquivalentConstructionsAreIdentical) {
@@ -192,4 +196,48 @@ TEST(DameNormalize, VectorAndIndexPathsAreCanonical) {
         ++checked;
     }
     EXPECT_GT(checked, 300);
+}
+
+TEST(DameIrPool, LiveBlocksNeverOverlapAcrossThreads) {
+    // IR nodes and kid lists come from a per-thread free list (ir.cpp). Fill
+    // every live block with its own byte; a block handed out twice, or a
+    // class too small for the request, overwrites another's bytes. Blocks
+    // freed on another thread join that thread's list.
+    using ch4lite::dame::detail::ir_alloc;
+    using ch4lite::dame::detail::ir_free;
+    struct live {
+        unsigned char* p;
+        size_t n;
+        unsigned char v;
+    };
+    auto churn = [](std::vector<live>& keep, unsigned seed) {
+        std::vector<live> all;
+        for (int round = 0; round < 4; ++round) {
+            for (size_t n = 1; n <= 300; n += (n < 140 ? 1 : 37)) {
+                auto* p = static_cast<unsigned char*>(ir_alloc(n));
+                const auto v = static_cast<unsigned char>(seed + all.size());
+                std::memset(p, v, n);
+                all.push_back({p, n, v});
+            }
+            for (size_t i = round % 2; i < all.size(); i += 2) {  // free half, keep half
+                for (size_t b = 0; b < all[i].n; ++b) ASSERT_EQ(all[i].p[b], all[i].v);
+                ir_free(all[i].p, all[i].n);
+                all[i].p = nullptr;
+            }
+            std::erase_if(all, [](const live& l) { return !l.p; });
+        }
+        keep = std::move(all);
+    };
+    std::vector<live> a, b;
+    std::thread t([&] { churn(a, 7); });
+    churn(b, 101);
+    t.join();
+    for (auto* set : {&a, &b})
+        for (const live& l : *set) {
+            for (size_t i = 0; i < l.n; ++i) ASSERT_EQ(l.p[i], l.v);
+            ir_free(l.p, l.n);  // a's blocks go to this thread's list
+        }
+    std::vector<live> c;
+    churn(c, 55);  // reuses them
+    for (const live& l : c) ir_free(l.p, l.n);
 }
