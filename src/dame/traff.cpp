@@ -205,38 +205,35 @@ path optimal_path(const path& p, const cost_model& m) {
 namespace {
 
 bool optimize_chain(ir_ptr& n) {
-    // Collect the chain of vec/blkidx nodes starting at n.
-    std::vector<ir*> chain;
-    ir* cur = n.get();
-    while (cur->k == ir_kind::vec || cur->k == ir_kind::blkidx) {
-        chain.push_back(cur);
-        cur = cur->kid();
-    }
-    ir_ptr& bottom = chain.back()->kids[0];
-    bool changed = traff_optimize(bottom);
+    // The chain of vec/blkidx nodes starting at n; the DP runs below its end.
+    ir* last = nullptr;
     bool has_idx = false;
+    size_t len = 0;
+    for (ir* cur = n.get(); cur->k == ir_kind::vec || cur->k == ir_kind::blkidx; cur = cur->kid())
+        last = cur, has_idx |= cur->k == ir_kind::blkidx, ++len;
+    ir_ptr& bottom = last->kids[0];
+    bool changed = traff_optimize(bottom);
+    // Vector-only chains stay vectors: the vec2 kernels run them without a
+    // call per row, and skipping the DP there keeps commit of regular types
+    // cheap. The rule depends only on the expanded path, so it is canonical.
+    if (!has_idx) return changed;
     path old, expanded;
-    for (ir* c : chain) {
+    for (ir* c = n.get(); c != bottom.get(); c = c->kid()) {
         if (c->k == ir_kind::vec) {
             old.push_back({true, c->count, c->stride, {}});
             expanded.push_back(old.back());
         } else {
-            has_idx = true;
             path tp = type_path(c->disps.data(), c->count);
             // One index list (LAMMPS, SPECFEM3D) whose TypePath is the list
             // itself (no strided run, no repeated pattern): nothing can
             // change, so skip the copies and the DP (commit cost per block).
-            if (chain.size() == 1 && tp.size() == 1 && !tp[0].is_vec && tp[0].disps == c->disps)
+            if (len == 1 && tp.size() == 1 && !tp[0].is_vec && tp[0].disps == c->disps)
                 return changed;
             old.push_back({false, c->count, 0, c->disps});
             expanded.insert(expanded.end(), std::make_move_iterator(tp.begin()),
                             std::make_move_iterator(tp.end()));
         }
     }
-    // Vector-only chains stay vectors: the vec2 kernels run them without a
-    // call per row, and skipping the DP there keeps commit of regular types
-    // cheap. The rule depends only on the expanded path, so it is canonical.
-    if (!has_idx) return changed;
     bool all_vec = true;
     for (const piece& x : expanded) all_vec = all_vec && x.is_vec;
     path best = all_vec ? expanded : optimal_path(expanded);
