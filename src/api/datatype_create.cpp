@@ -18,6 +18,11 @@ namespace {
 using dame::contents;
 using dame::type;
 
+// Room for n values in ints (small) or counts (large), allocated once.
+void reserve(contents& c, bool large, size_t n) {
+    if (large) c.counts.reserve(n);
+    else c.ints.reserve(n);
+}
 // Appends v to ints (small) or counts (large).
 void put(contents& c, bool large, std::initializer_list<int64_t> v) {
     for (int64_t x : v) {
@@ -26,8 +31,6 @@ void put(contents& c, bool large, std::initializer_list<int64_t> v) {
     }
 }
 void put(contents& c, bool large, const std::vector<int64_t>& v) {
-    if (large) c.counts.reserve(c.counts.size() + v.size());
-    else c.ints.reserve(c.ints.size() + v.size());
     for (int64_t x : v) {
         if (large) c.counts.push_back(x);
         else c.ints.push_back(static_cast<int>(x));
@@ -45,7 +48,7 @@ int contiguous_impl(const char* fn, int64_t count, bool large, MPI_Datatype oldt
     const status s = dame::make_contiguous(count, old, &t);
     contents c;
     put(c, large, {count});
-    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
 }
 
 int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool bytes, bool large,
@@ -59,10 +62,11 @@ int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool 
     type* t = nullptr;
     const status s = dame::make_vector(count, bl, stride, bytes, old, &t);
     contents c;
+    reserve(c, large, bytes && !large ? 2 : 3);
     put(c, large, {count, bl});
     if (bytes && !large) c.aints.push_back(stride);
     else put(c, large, {stride});
-    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
 }
 
 template <class B, class D>
@@ -86,11 +90,12 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
         type* t = nullptr;
         const status s = dame::make_indexed(count, b.data(), d.data(), bytes, old, &t);
         contents c;
+        reserve(c, large, 1 + count + (bytes && !large ? 0 : count));
         put(c, large, {count});
         put(c, large, b);
         if (bytes && !large) c.aints = d;
         else put(c, large, d);
-        return finish(fn, s, t, std::move(c), large, {old}, newtype);
+        return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
     } catch (const std::bad_alloc&) {
         DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld blocks", static_cast<long long>(count));
     }
@@ -111,10 +116,11 @@ int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool b
         type* t = nullptr;
         const status s = dame::make_indexed_block(count, bl, d.data(), bytes, old, &t);
         contents c;
+        reserve(c, large, 2 + (bytes && !large ? 0 : count));
         put(c, large, {count, bl});
         if (bytes && !large) c.aints = d;
         else put(c, large, d);
-        return finish(fn, s, t, std::move(c), large, {old}, newtype);
+        return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
     } catch (const std::bad_alloc&) {
         DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld blocks", static_cast<long long>(count));
     }
@@ -145,6 +151,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
         type* t = nullptr;
         const status s = dame::make_struct(count, b.data(), d.data(), ts.data(), &t);
         contents c;
+        reserve(c, large, 1 + count + (large ? count : 0));
         put(c, large, {count});
         put(c, large, b);
         if (!large) c.aints = d;
@@ -182,12 +189,14 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
     const status s = dame::make_subarray(ndims, z.data(), sub.data(), st.data(),
                                          order == MPI_ORDER_C, old, &t);
     contents c;
+    c.ints.reserve(large ? 2 : 3 * ndims + 2);
+    if (large) c.counts.reserve(3 * ndims);
     c.ints.push_back(ndims);
     put(c, large, z);
     put(c, large, sub);
     put(c, large, st);
     c.ints.push_back(order);
-    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
 }
 
 int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t extent, bool large,
@@ -201,7 +210,7 @@ int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t exten
     contents c;
     if (large) c.counts = {lb, extent};
     else c.aints = {lb, extent};
-    return finish(fn, s, t, std::move(c), large, {old}, newtype);
+    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
 }
 
 }  // namespace
@@ -298,7 +307,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     DT_TRY(check_ptr(fn, "newtype", newtype));
     dame::type* t = nullptr;
     const status s = dame::make_dup(old, &t);
-    return finish(fn, s, t, {}, false, {old}, newtype);
+    return finish(fn, s, t, {}, false, {&old, 1}, newtype);
 }
 
 }  // extern "C"

@@ -28,7 +28,7 @@ int check_ptr(const char* fn, const char* what, const void* p) noexcept {
 }
 
 int finish(const char* fn, ch4lite::status s, dame::type* t, dame::contents c, bool large,
-           const std::vector<dame::type*>& user, MPI_Datatype* newtype) noexcept {
+           std::span<dame::type* const> user, MPI_Datatype* newtype) noexcept {
     switch (s) {
         case ch4lite::status::ok: break;
         case ch4lite::status::no_mem: DT_FAIL(MPI_ERR_NO_MEM, "out of memory creating the datatype");

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "api/datatype_handles.hpp"
@@ -35,7 +36,7 @@ int check_ptr(const char* fn, const char* what, const void* p) noexcept;    // n
 // Maps a DAME construction status, records contents and user types, and
 // hands out the handle.
 int finish(const char* fn, ch4lite::status s, dame::type* t, dame::contents c, bool large,
-           const std::vector<dame::type*>& user, MPI_Datatype* newtype) noexcept;
+           std::span<dame::type* const> user, MPI_Datatype* newtype) noexcept;
 
 template <class T>
 std::vector<int64_t> widen(const T* a, int64_t n) {
