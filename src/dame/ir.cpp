@@ -187,6 +187,14 @@ std::string to_text(const ir& n) {
     return s;
 }
 
+namespace {
+// count copies of kid, stride apart; one copy is the kid itself (what the
+// count-1 rule of normalization would make of it, without the extra node).
+ir_ptr repeat(int64_t count, int64_t stride, ir_ptr kid) {
+    return count == 1 ? std::move(kid) : make_vec(count, stride, std::move(kid));
+}
+}  // namespace
+
 ir_ptr lower(const type& t) {
     // An empty type lowers to nothing: its children may be huge types repeated
     // zero times, whose products were never checked (and need not fit).
@@ -206,7 +214,7 @@ ir_ptr lower(const type& t) {
         }
         case shape::hvector: {
             const type& k = *t.kids()[0];
-            return make_vec(t.count(), t.stride(), make_vec(t.blocklen(), k.extent(), lower(k)));
+            return repeat(t.count(), t.stride(), repeat(t.blocklen(), k.extent(), lower(k)));
         }
         case shape::hblock: {
             const type& k = *t.kids()[0];
@@ -214,7 +222,7 @@ ir_ptr lower(const type& t) {
             n->k = ir_kind::blkidx;
             n->count = t.count();
             n->disps = t.disps();
-            n->kids.push_back(make_vec(t.blocklen(), k.extent(), lower(k)));
+            n->kids.push_back(repeat(t.blocklen(), k.extent(), lower(k)));
             return n;
         }
         case shape::hindexed: {
@@ -235,7 +243,7 @@ ir_ptr lower(const type& t) {
             n->disps = t.disps();
             for (size_t i = 0; i < t.kids().size(); ++i) {
                 const type& k = *t.kids()[i];
-                n->kids.push_back(make_vec(t.blens()[i], k.extent(), lower(k)));
+                n->kids.push_back(repeat(t.blens()[i], k.extent(), lower(k)));
             }
             return n;
         }
