@@ -3,6 +3,7 @@
 // the paper's description (seed 001, Listings 1-2 and section 3).
 #include "dame/traff.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <limits>
 #include <numeric>
@@ -127,26 +128,32 @@ double node_cost(bool is_vec, double count, double reached, const cost_model& m)
 
 path type_path(const int64_t* x, int64_t n) {
     path inner_first;
-    std::vector<int64_t> ix(x, x + n);
+    std::vector<int64_t> rest;  // every c-th displacement, once a piece of count c is taken
+    const int64_t* cur = x;
     while (n > 1) {
         int64_t d = 0;
-        int64_t c = longest_vector(ix.data(), n, &d);
+        int64_t c = longest_vector(cur, n, &d);
         piece pc;
         if (c > 1) {
             pc = {true, c, d, {}};
         } else {
             for (c = 2; c <= n; ++c)
-                if (n % c == 0 && repeated(ix.data(), c, n)) break;
+                if (n % c == 0 && repeated(cur, c, n)) break;
             pc.is_vec = false;
             pc.count = c;
-            pc.disps.reserve(static_cast<size_t>(c));
-            for (int64_t i = 0; i < c; ++i) pc.disps.push_back(ix[i] - ix[0]);
+            pc.disps.resize(static_cast<size_t>(c));
+            for (int64_t i = 0; i < c; ++i) pc.disps[i] = cur[i] - cur[0];
         }
         inner_first.push_back(std::move(pc));
-        for (int64_t i = 0; i < n / c; ++i) ix[i] = ix[i * c];
         n /= c;
+        if (n > 1) {
+            if (cur == x) rest.resize(static_cast<size_t>(n));
+            for (int64_t i = 0; i < n; ++i) rest[i] = cur[i * c];  // in place: i * c >= i
+            cur = rest.data();
+        }
     }
-    return path(inner_first.rbegin(), inner_first.rend());
+    std::reverse(inner_first.begin(), inner_first.end());
+    return inner_first;
 }
 
 double path_cost(const path& p, const cost_model& m) {
