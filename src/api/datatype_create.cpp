@@ -31,9 +31,12 @@ void put(contents& c, bool large, std::initializer_list<int64_t> v) {
     }
 }
 void put(contents& c, bool large, const std::vector<int64_t>& v) {
-    for (int64_t x : v) {
-        if (large) c.counts.push_back(x);
-        else c.ints.push_back(static_cast<int>(x));
+    if (large) {
+        c.counts.insert(c.counts.end(), v.begin(), v.end());
+    } else {
+        const size_t at = c.ints.size();
+        c.ints.resize(at + v.size());
+        for (size_t i = 0; i < v.size(); ++i) c.ints[at + i] = static_cast<int>(v[i]);
     }
 }
 

@@ -91,11 +91,11 @@ struct compiler {
     program& p;
 
     const void* list(const std::vector<int64_t>& v, bool* wide) {
-        bool fits = true;
-        for (int64_t x : v) fits = fits && x >= INT32_MIN && x <= INT32_MAX;
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        const bool fits = v.empty() || (*lo >= INT32_MIN && *hi <= INT32_MAX);
         *wide = !fits;
         if (fits) {
-            auto a = std::make_unique<int32_t[]>(v.size());
+            auto a = std::make_unique_for_overwrite<int32_t[]>(v.size());
             std::copy(v.begin(), v.end(), a.get());
             p.list_bytes_ += v.size() * 4;
             p.lists32_.push_back(std::move(a));
@@ -104,7 +104,7 @@ struct compiler {
         return list64(v);
     }
     const int64_t* list64(const std::vector<int64_t>& v) {
-        auto a = std::make_unique<int64_t[]>(v.size());
+        auto a = std::make_unique_for_overwrite<int64_t[]>(v.size());
         std::copy(v.begin(), v.end(), a.get());
         p.list_bytes_ += v.size() * 8;
         p.lists64_.push_back(std::move(a));

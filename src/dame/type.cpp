@@ -181,12 +181,19 @@ status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps,
     DAME_NEW(t, disp_bytes ? combiner::hindexed_block : combiner::indexed_block, shape::hblock);
     t->count_ = count, t->blocklen_ = blocklen;
     b.adopt(old);
-    t->disps_.resize(count);
+    t->disps_.assign(disps, disps + count);
     int64_t lo = 0, hi = 0;
-    for (int64_t i = 0; i < count; ++i) {
-        const int64_t d = disp_bytes ? disps[i] : b.c.mul(disps[i], old->extent());
-        t->disps_[i] = d;
-        lo = i ? std::min(lo, d) : d, hi = i ? std::max(hi, d) : d;
+    if (count > 0) {
+        const auto [mn, mx] = std::minmax_element(disps, disps + count);
+        lo = *mn, hi = *mx;
+    }
+    if (!disp_bytes) {
+        // Scaling by the extent is monotonic: if the lowest and the highest
+        // displacement do not overflow, none does, and the loop needs no check.
+        const int64_t e = old->extent();
+        lo = b.c.mul(lo, e), hi = b.c.mul(hi, e);  // swapped when e < 0: block() takes either order
+        if (!b.c.bad)
+            for (int64_t& d : t->disps_) d *= e;
     }
     // Equal blocks: the bounds come from the lowest and the highest
     // displacement, the others only add their size (commit of index types,

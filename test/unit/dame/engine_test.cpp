@@ -86,6 +86,21 @@ TEST(DameBadInput, ConstructorsRefuseAndDetectOverflow) {
     ASSERT_EQ(make_contiguous(int64_t{1} << 40, predefined_type(0x247), &big), status::ok);
     EXPECT_EQ(make_contiguous(int64_t{1} << 40, big, &out), status::range);
     big->release();
+    // Index lists scaled by the old type's extent: any displacement whose
+    // product overflows is rejected, whichever its place in the list.
+    const int64_t far_hi[3] = {0, INT64_MAX / 4, 5}, far_lo[3] = {7, INT64_MIN / 4, 0};
+    EXPECT_EQ(make_indexed_block(3, 1, far_hi, false, d, &out), status::range);
+    EXPECT_EQ(make_indexed_block(3, 1, far_lo, false, d, &out), status::range);
+    type* back = nullptr;  // extent -8: the highest displacement gives the lowest bound
+    ASSERT_EQ(make_resized(d, 0, -8, &back), status::ok);
+    EXPECT_EQ(make_indexed_block(3, 1, far_hi, false, back, &out), status::range);
+    const int64_t near[3] = {1, 3, 2};
+    ASSERT_EQ(make_indexed_block(3, 1, near, false, back, &out), status::ok);
+    EXPECT_EQ(out->true_lb(), -24);
+    EXPECT_EQ(out->true_extent(), 24);
+    EXPECT_EQ(out->disps(), (std::vector<int64_t>{-8, -24, -16}));
+    out->release();
+    back->release();
     std::string err;
     EXPECT_EQ(parse_type("vector(1,2", &out, &err), status::invalid);
     EXPECT_NE(err.find("offset"), std::string::npos);
