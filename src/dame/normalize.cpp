@@ -189,27 +189,29 @@ bool rule_idx(ir_ptr& n) {
 
 bool rule_struct(ir_ptr& n) {
     ir& s = *n;
-    // Splice nested structs and drop empty children.
-    std::vector<int64_t> d;
-    ir_list k;
+    // Splice nested structs and drop empty children. Every sweep visits the
+    // struct: its lists are rebuilt only when there is something to do.
     bool changed = false;
-    for (size_t i = 0; i < s.kids.size(); ++i) {
-        ir_ptr& c = s.kids[i];
-        if (c->size() == 0) {
-            changed = true;
-        } else if (c->k == ir_kind::strct) {
-            for (size_t j = 0; j < c->kids.size(); ++j) {
-                d.push_back(s.disps[i] + c->disp + c->disps[j]);
-                k.push_back(std::move(c->kids[j]));
+    for (const ir_ptr& c : s.kids) changed = changed || c->size() == 0 || c->k == ir_kind::strct;
+    if (changed) {
+        std::vector<int64_t> d;
+        ir_list k;
+        for (size_t i = 0; i < s.kids.size(); ++i) {
+            ir_ptr& c = s.kids[i];
+            if (c->size() == 0) continue;
+            if (c->k == ir_kind::strct) {
+                for (size_t j = 0; j < c->kids.size(); ++j) {
+                    d.push_back(s.disps[i] + c->disp + c->disps[j]);
+                    k.push_back(std::move(c->kids[j]));
+                }
+            } else {
+                d.push_back(s.disps[i]);
+                k.push_back(std::move(c));
             }
-            changed = true;
-        } else {
-            d.push_back(s.disps[i]);
-            k.push_back(std::move(c));
         }
+        s.disps = std::move(d), s.kids = std::move(k);
+        s.count = static_cast<int64_t>(s.kids.size());
     }
-    s.disps = std::move(d), s.kids = std::move(k);
-    s.count = static_cast<int64_t>(s.kids.size());
     if (s.count == 1) {
         become(n, std::move(s.kids[0]), s.disp + s.disps[0]);
         return true;
