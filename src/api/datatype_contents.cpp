@@ -62,8 +62,10 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_i, int64_t 
         }
         // MPI: returned derived types are new handles the caller frees.
         k->retain();
-        types[i] = api::new_type_handle(k);
-        if (types[i] == MPI_DATATYPE_NULL) DT_FAIL(MPI_ERR_INTERN, "handle table full");
+        int cls = 0;
+        types[i] = api::new_type_handle(k, &cls);
+        if (types[i] == MPI_DATATYPE_NULL)
+            DT_FAIL(cls, "%s", cls == MPI_ERR_NO_MEM ? "out of memory for a handle" : "handle table full");
     }
     return MPI_SUCCESS;
 }

@@ -18,6 +18,13 @@ namespace {
 using dame::contents;
 using dame::type;
 
+// Out of memory while building a type or recording its contents: the new
+// type (if any) is dropped and the call fails cleanly.
+int no_mem(const char* fn, type* t) {
+    if (t) t->release();
+    DT_FAIL(MPI_ERR_NO_MEM, "out of memory creating the datatype");
+}
+
 // Room for n values in ints (small) or counts (large), allocated once.
 void reserve(contents& c, bool large, size_t n) {
     if (large) c.counts.reserve(n);
@@ -49,9 +56,13 @@ int contiguous_impl(const char* fn, int64_t count, bool large, MPI_Datatype oldt
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     const status s = dame::make_contiguous(count, old, &t);
-    contents c;
-    put(c, large, {count});
-    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    try {
+        contents c;
+        put(c, large, {count});
+        return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    } catch (const std::bad_alloc&) {
+        return no_mem(fn, t);
+    }
 }
 
 int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool bytes, bool large,
@@ -64,12 +75,16 @@ int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool 
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     const status s = dame::make_vector(count, bl, stride, bytes, old, &t);
-    contents c;
-    reserve(c, large, bytes && !large ? 2 : 3);
-    put(c, large, {count, bl});
-    if (bytes && !large) c.aints.push_back(stride);
-    else put(c, large, {stride});
-    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    try {
+        contents c;
+        reserve(c, large, bytes && !large ? 2 : 3);
+        put(c, large, {count, bl});
+        if (bytes && !large) c.aints.push_back(stride);
+        else put(c, large, {stride});
+        return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    } catch (const std::bad_alloc&) {
+        return no_mem(fn, t);
+    }
 }
 
 template <class B, class D>
@@ -88,9 +103,9 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
                     static_cast<long long>(i), static_cast<long long>(bl[i]));
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
+    type* t = nullptr;
     try {
         const std::vector<int64_t> b = widen(bl, count), d = widen(disps, count);
-        type* t = nullptr;
         const status s = dame::make_indexed(count, b.data(), d.data(), bytes, old, &t);
         contents c;
         reserve(c, large, 1 + count + (bytes && !large ? 0 : count));
@@ -100,7 +115,7 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
     } catch (const std::bad_alloc&) {
-        DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld blocks", static_cast<long long>(count));
+        return no_mem(fn, t);
     }
 }
 
@@ -114,9 +129,9 @@ int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool b
     if (count > 0) DT_TRY(check_ptr(fn, "array_of_displacements", disps));
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
+    type* t = nullptr;
     try {
         const std::vector<int64_t> d = widen(disps, count);
-        type* t = nullptr;
         const status s = dame::make_indexed_block(count, bl, d.data(), bytes, old, &t);
         contents c;
         reserve(c, large, 2 + (bytes && !large ? 0 : count));
@@ -125,7 +140,7 @@ int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool b
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
     } catch (const std::bad_alloc&) {
-        DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld blocks", static_cast<long long>(count));
+        return no_mem(fn, t);
     }
 }
 
@@ -140,6 +155,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
         DT_TRY(check_ptr(fn, "array_of_types", types));
     }
     DT_TRY(check_ptr(fn, "newtype", newtype));
+    type* t = nullptr;
     try {
         std::vector<type*> ts(count);
         for (int64_t i = 0; i < count; ++i) {
@@ -151,7 +167,6 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
                         static_cast<long long>(i), static_cast<void*>(types[i]));
         }
         const std::vector<int64_t> b = widen(bl, count), d = widen(disps, count);
-        type* t = nullptr;
         const status s = dame::make_struct(count, b.data(), d.data(), ts.data(), &t);
         contents c;
         reserve(c, large, 1 + count + (large ? count : 0));
@@ -161,7 +176,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, ts, newtype);
     } catch (const std::bad_alloc&) {
-        DT_FAIL(MPI_ERR_NO_MEM, "out of memory for %lld fields", static_cast<long long>(count));
+        return no_mem(fn, t);
     }
 }
 
@@ -186,20 +201,24 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
         DT_FAIL(MPI_ERR_ARG, "invalid order %d: must be MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
-    const std::vector<int64_t> z = widen(sizes, ndims), sub = widen(subsizes, ndims),
-                               st = widen(starts, ndims);
     type* t = nullptr;
-    const status s = dame::make_subarray(ndims, z.data(), sub.data(), st.data(),
-                                         order == MPI_ORDER_C, old, &t);
-    contents c;
-    c.ints.reserve(large ? 2 : 3 * ndims + 2);
-    if (large) c.counts.reserve(3 * ndims);
-    c.ints.push_back(ndims);
-    put(c, large, z);
-    put(c, large, sub);
-    put(c, large, st);
-    c.ints.push_back(order);
-    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    try {
+        const std::vector<int64_t> z = widen(sizes, ndims), sub = widen(subsizes, ndims),
+                                   st = widen(starts, ndims);
+        const status s = dame::make_subarray(ndims, z.data(), sub.data(), st.data(),
+                                             order == MPI_ORDER_C, old, &t);
+        contents c;
+        c.ints.reserve(large ? 2 : 3 * ndims + 2);
+        if (large) c.counts.reserve(3 * ndims);
+        c.ints.push_back(ndims);
+        put(c, large, z);
+        put(c, large, sub);
+        put(c, large, st);
+        c.ints.push_back(order);
+        return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    } catch (const std::bad_alloc&) {
+        return no_mem(fn, t);
+    }
 }
 
 int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t extent, bool large,
@@ -210,10 +229,14 @@ int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t exten
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     const status s = dame::make_resized(old, lb, extent, &t);
-    contents c;
-    if (large) c.counts = {lb, extent};
-    else c.aints = {lb, extent};
-    return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    try {
+        contents c;
+        if (large) c.counts = {lb, extent};
+        else c.aints = {lb, extent};
+        return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    } catch (const std::bad_alloc&) {
+        return no_mem(fn, t);
+    }
 }
 
 }  // namespace

@@ -30,8 +30,9 @@ inline dame::type* lookup_type_mut(MPI_Datatype dt) noexcept {
     return detail::types().lookup(h);
 }
 // A new handle for t, taking over one reference; MPI_DATATYPE_NULL if the
-// table is full (the reference is then dropped).
-MPI_Datatype new_type_handle(dame::type* t) noexcept;
+// table is full or memory ran out (the reference is then dropped), and the
+// MPI error class of the failure in *err_class.
+MPI_Datatype new_type_handle(dame::type* t, int* err_class = nullptr) noexcept;
 // Removes the handle (not the type: pending users keep their references).
 void erase_type_handle(MPI_Datatype dt) noexcept;
 

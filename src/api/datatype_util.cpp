@@ -43,8 +43,11 @@ int finish(const char* fn, ch4lite::status s, dame::type* t, dame::contents c, b
         t->release();
         DT_FAIL(MPI_ERR_NO_MEM, "out of memory recording the datatype's contents");
     }
-    const MPI_Datatype h = new_type_handle(t);
-    if (h == MPI_DATATYPE_NULL) DT_FAIL(MPI_ERR_INTERN, "too many live datatypes (handle table full)");
+    int cls = 0;
+    const MPI_Datatype h = new_type_handle(t, &cls);
+    if (h == MPI_DATATYPE_NULL)
+        DT_FAIL(cls, "%s", cls == MPI_ERR_NO_MEM ? "out of memory for the datatype's handle"
+                                                  : "too many live datatypes (handle table full)");
     *newtype = h;
     return MPI_SUCCESS;
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 
 #include "dame/checked.hpp"
 #include "dame/program.hpp"
@@ -66,7 +67,9 @@ status type::commit() noexcept {
     return status::ok;
 }
 
-// Fills bounds and summary fields of a new type from its shape.
+// Fills bounds and summary fields of a new type from its shape. Owns the
+// type until finish() hands it out: a range error, or std::bad_alloc from one
+// of its lists (out of memory), frees it with the children adopted so far.
 struct builder {
     type* t;
     checked c;
@@ -102,17 +105,15 @@ struct builder {
         t->size_ = c.add(t->size_, c.mul(n, k->size()));
         t->elements_ = c.add(t->elements_, c.mul(n, k->elements()));
     }
+    ~builder() { delete t; }
     status finish(type** out) {
         if (any) t->lb_ = lb, t->ub_ = ub, t->true_lb_ = tlb, t->true_ub_ = tub;
         // extent() and true_extent() must be representable, and so must every
         // difference of displacements inside the type (normalization relies on it).
         int64_t e;
         if (__builtin_sub_overflow(ub, lb, &e) || __builtin_sub_overflow(tub, tlb, &e)) c.bad = true;
-        if (c.bad) {
-            delete t;
-            return status::range;
-        }
-        *out = t;
+        if (c.bad) return status::range;
+        *out = std::exchange(t, nullptr);
         return status::ok;
     }
     void init(combiner cb, shape sh) {
@@ -120,8 +121,8 @@ struct builder {
         t->shape_ = sh;
     }
     void adopt(type* k) {
+        t->kids_.push_back(k);  // may throw: retain only once recorded
         k->retain();
-        t->kids_.push_back(k);
     }
 };
 
@@ -133,7 +134,7 @@ struct builder {
     b.init(cb, sh)
 
 status make_vector(int64_t count, int64_t blocklen, int64_t stride, bool stride_bytes, type* old,
-                   type** out) noexcept {
+                   type** out) noexcept try {
     if (count < 0 || blocklen < 0 || !old) return status::invalid;
     DAME_NEW(t, stride_bytes ? combiner::hvector : combiner::vector, shape::hvector);
     t->count_ = count, t->blocklen_ = blocklen;
@@ -149,6 +150,8 @@ status make_vector(int64_t count, int64_t blocklen, int64_t stride, bool stride_
         t->elements_ = b.c.add(t->elements_, b.c.mul(count - 2, b.c.mul(blocklen, old->elements())));
     }
     return b.finish(out);
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
 status make_contiguous(int64_t count, type* old, type** out) noexcept {
@@ -159,7 +162,7 @@ status make_contiguous(int64_t count, type* old, type** out) noexcept {
 }
 
 status make_indexed(int64_t count, const int64_t* blens, const int64_t* disps, bool disp_bytes,
-                    type* old, type** out) noexcept {
+                    type* old, type** out) noexcept try {
     if (count < 0 || !old || (count > 0 && (!blens || !disps))) return status::invalid;
     for (int64_t i = 0; i < count; ++i)
         if (blens[i] < 0) return status::invalid;
@@ -173,10 +176,12 @@ status make_indexed(int64_t count, const int64_t* blens, const int64_t* disps, b
         b.block(old, t->disps_[i], blens[i]);
     }
     return b.finish(out);
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
 status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps, bool disp_bytes,
-                          type* old, type** out) noexcept {
+                          type* old, type** out) noexcept try {
     if (count < 0 || blocklen < 0 || !old || (count > 0 && !disps)) return status::invalid;
     DAME_NEW(t, disp_bytes ? combiner::hindexed_block : combiner::indexed_block, shape::hblock);
     t->count_ = count, t->blocklen_ = blocklen;
@@ -202,10 +207,12 @@ status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps,
     if (count > 1) b.block(old, hi, blocklen);
     if (count > 2) b.repeat(old, b.c.mul(count - 2, blocklen));
     return b.finish(out);
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
 status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, type* const* types,
-                   type** out) noexcept {
+                   type** out) noexcept try {
     if (count < 0 || (count > 0 && (!blens || !disps || !types))) return status::invalid;
     for (int64_t i = 0; i < count; ++i)
         if (blens[i] < 0 || !types[i]) return status::invalid;
@@ -225,9 +232,11 @@ status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, ty
         b.ub = b.c.add(b.lb, b.c.mul(b.c.add(ext, al - 1) / al, al));
     }
     return b.finish(out);
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
-status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept {
+status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept try {
     if (!old) return status::invalid;
     DAME_NEW(t, combiner::resized, shape::resized);
     b.adopt(old);
@@ -238,9 +247,11 @@ status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept 
     b.tlb = old->true_lb(), b.tub = old->true_ub();
     t->sticky_ = true;
     return b.finish(out);
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
-status make_dup(type* old, type** out) noexcept {
+status make_dup(type* old, type** out) noexcept try {
     if (!old) return status::invalid;
     DAME_NEW(t, combiner::dup, shape::resized);
     b.adopt(old);
@@ -251,6 +262,8 @@ status make_dup(type* old, type** out) noexcept {
     status s = b.finish(out);
     if (s == status::ok && old->committed()) s = (*out)->commit();  // dup keeps "committed"
     return s;
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
 }  // namespace ch4lite::dame

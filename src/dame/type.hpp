@@ -81,9 +81,10 @@ class type {
     void set_contents(contents c, bool large) { contents_ = std::move(c); large_ = large; }
     // The datatypes the user passed (retained until this type dies).
     void set_user_types(type* const* ts, size_t n) {
-        for (size_t i = 0; i < n; ++i) ts[i]->retain();
+        std::vector<type*> v(ts, ts + n);  // may throw: nothing retained yet
+        for (type* k : v) k->retain();
         for (type* k : user_types_) k->release();
-        user_types_.assign(ts, ts + n);
+        user_types_.swap(v);
     }
     int64_t count() const noexcept { return count_; }
     int64_t blocklen() const noexcept { return blocklen_; }
