@@ -5,7 +5,10 @@
  * never crash or abort, and the library must stay usable afterwards.
  * The program replaces malloc, calloc and realloc (glibc's __libc_*
  * functions do the work), so libmpi and libstdc++ (operator new) see the
- * failures. ch4lite only: other MPIs may handle this differently. */
+ * failures. Only this thread's allocations count and fail: a helper thread of
+ * a library (libfabric's progress) is left alone. ch4lite only: other MPIs
+ * may handle this differently. */
+#include <pthread.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -17,9 +20,10 @@ extern void* __libc_realloc(void*, size_t);
 
 static long countdown = -1; /* allocations left before the one that fails; -1: off */
 static long failed = 0;     /* failures injected since the last arm() */
+static pthread_t main_thread; /* set before MPI_Init starts any other thread */
 
 static int fail_now(void) {
-    if (countdown < 0) return 0;
+    if (!pthread_equal(pthread_self(), main_thread) || countdown < 0) return 0;
     if (countdown-- > 0) return 0;
     ++failed; /* one failure, then off */
     return 1;
@@ -28,7 +32,7 @@ void* malloc(size_t n) { return fail_now() ? NULL : __libc_malloc(n); }
 void* calloc(size_t a, size_t b) { return fail_now() ? NULL : __libc_calloc(a, b); }
 void* realloc(void* p, size_t n) { return fail_now() ? NULL : __libc_realloc(p, n); }
 
-static void arm(long k) { countdown = k, failed = 0; }
+static void arm(long k) { failed = 0, countdown = k; }
 static void disarm(void) { countdown = -1; }
 
 static int cls(int rc) {
@@ -63,6 +67,7 @@ static int mk_resized(MPI_Datatype* t) { return MPI_Type_create_resized(MPI_INT,
 static int mk_dup(MPI_Datatype* t) { return MPI_Type_dup(MPI_DOUBLE, t); }
 
 int main(int argc, char** argv) {
+    main_thread = pthread_self();
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
