@@ -90,10 +90,13 @@ seg_info segments_of(const ir& n) {
 struct compiler {
     program& p;
 
-    const void* list(const std::vector<int64_t>& v, bool* wide) {
+    // v as int32 when every value fits, else int64 (*wide); *span: highest
+    // minus lowest value (representable: builder::finish checks the bounds).
+    const void* list(const std::vector<int64_t>& v, bool* wide, int64_t* span = nullptr) {
         const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
         const bool fits = v.empty() || (*lo >= INT32_MIN && *hi <= INT32_MAX);
         *wide = !fits;
+        if (span) *span = v.empty() ? 0 : *hi - *lo;
         if (fits) {
             auto a = std::make_unique_for_overwrite<int32_t[]>(v.size());
             std::copy(v.begin(), v.end(), a.get());
@@ -143,10 +146,10 @@ struct compiler {
                 break;
             case ir_kind::blkidx: {
                 nd.kind = op::blkindex;
-                nd.disps = list(n.disps, &wide);
-                int64_t lo = INT64_MAX, hi = INT64_MIN;
-                for (int64_t d : n.disps) bits |= d, lo = std::min(lo, d), hi = std::max(hi, d);
-                far = !n.disps.empty() && hi - lo >= far_span;
+                int64_t span = 0;
+                nd.disps = list(n.disps, &wide, &span);
+                for (int64_t d : n.disps) bits |= d;
+                far = span >= far_span;
                 break;
             }
             case ir_kind::idx: {

@@ -47,11 +47,15 @@ struct reaper {
     }
 };
 
+// The block class of a request; n_classes or more: not pooled (0 bytes
+// wraps around to SIZE_MAX).
+std::size_t class_of(std::size_t bytes) { return (bytes + block_class - 1) / block_class - 1; }
+
 }  // namespace
 
 void* ir_alloc(std::size_t bytes) {
-    const std::size_t c = (bytes + block_class - 1) / block_class - 1;
-    if (bytes == 0 || c >= n_classes) return ::operator new(bytes);
+    const std::size_t c = class_of(bytes);
+    if (c >= n_classes) return ::operator new(bytes);
     pool& p = tls_pool;
     if (block* b = p.head[c]) {
         p.head[c] = b->next;
@@ -67,8 +71,8 @@ void* ir_alloc(std::size_t bytes) {
 }
 
 void ir_free(void* ptr, std::size_t bytes) noexcept {
-    const std::size_t c = (bytes + block_class - 1) / block_class - 1;
-    if (bytes == 0 || c >= n_classes) return ::operator delete(ptr);
+    const std::size_t c = class_of(bytes);
+    if (c >= n_classes) return ::operator delete(ptr);
     pool& p = tls_pool;
     if (p.held[c] >= pool_cap) return ::operator delete(ptr);
     auto* b = static_cast<block*>(ptr);

@@ -260,7 +260,10 @@ status make_dup(type* old, type** out) noexcept try {
     b.lb = old->lb(), b.ub = old->ub(), b.tlb = old->true_lb(), b.tub = old->true_ub();
     t->sticky_ = old->explicit_bounds();
     status s = b.finish(out);
-    if (s == status::ok && old->committed()) s = (*out)->commit();  // dup keeps "committed"
+    if (s == status::ok && old->committed()) {  // dup keeps "committed"
+        s = (*out)->commit();
+        if (s != status::ok) (*out)->release(), *out = nullptr;
+    }
     return s;
 } catch (const std::bad_alloc&) {
     return status::no_mem;
