@@ -2,6 +2,7 @@
 // MPI_Comm_set_name / MPI_Comm_get_name. Names longer than
 // MPI_MAX_OBJECT_NAME - 1 characters are truncated; dups start unnamed.
 #include <cstring>
+#include <new>
 #include <string>
 
 #include "api/errors.hpp"
@@ -17,7 +18,11 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
     if (!comm_name) CH4_FAIL(comm, MPI_ERR_ARG, "comm_name is NULL");
-    c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    try {
+        c->name.assign(comm_name, strnlen(comm_name, MPI_MAX_OBJECT_NAME - 1));
+    } catch (const std::bad_alloc&) {
+        CH4_FAIL(comm, MPI_ERR_NO_MEM, "out of memory storing the name");
+    }
     return MPI_SUCCESS;
 }
 

@@ -11,16 +11,10 @@ detail::type_table& detail::types() noexcept {
 }
 
 MPI_Datatype new_type_handle(dame::type* t, int* err_class) noexcept {
-    uintptr_t h = 0;
-    int cls = MPI_ERR_INTERN;  // table full
-    try {
-        h = detail::types().insert(t);
-    } catch (const std::bad_alloc&) {
-        cls = MPI_ERR_NO_MEM;
-    }
+    const uintptr_t h = detail::types().insert(t);
     if (h == 0) {
+        if (err_class) *err_class = detail::types().full() ? MPI_ERR_INTERN : MPI_ERR_NO_MEM;
         t->release();
-        if (err_class) *err_class = cls;
         return MPI_DATATYPE_NULL;
     }
     return reinterpret_cast<MPI_Datatype>(h);

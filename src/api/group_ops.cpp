@@ -3,7 +3,8 @@
 // union / intersection / difference and MPI_Comm_group. The set logic is
 // device/group.cpp; here: argument checks (ranks in range and distinct,
 // ranges that terminate) and handles.
-#include <vector>
+#include <memory>
+#include <new>
 
 #include "api/errors.hpp"
 #include "api/group_handles.hpp"
@@ -23,8 +24,14 @@ int lookup(const char* fn, MPI_Group h, const char* what, dev::group*& g) noexce
     return MPI_SUCCESS;
 }
 
-int hand_out(const char* fn, dev::group&& g, MPI_Group* out) noexcept {
-    const MPI_Group h = api::new_group_handle(std::move(g));
+// Builds the group (make() may throw std::bad_alloc) and gives it a handle.
+template <class Make>
+int hand_out(const char* fn, Make&& make, MPI_Group* out) noexcept {
+    MPI_Group h = MPI_GROUP_NULL;
+    try {
+        h = api::new_group_handle(make());
+    } catch (const std::bad_alloc&) {
+    }
     if (h == MPI_GROUP_NULL) GROUP_FAIL(MPI_ERR_NO_MEM, "out of memory or group handles");
     *out = h;
     return MPI_SUCCESS;
@@ -35,7 +42,8 @@ int check_ranks(const char* fn, const dev::group& g, int n, const int* ranks) no
     if (n < 0 || n > g.size())
         GROUP_FAIL(MPI_ERR_ARG, "invalid n %d: must be in [0, %d] (the group size)", n, g.size());
     if (n > 0 && !ranks) GROUP_FAIL(MPI_ERR_ARG, "ranks is NULL");
-    std::vector<char> seen(static_cast<std::size_t>(g.size()), 0);
+    const std::unique_ptr<char[]> seen(new (std::nothrow) char[static_cast<std::size_t>(g.size())]());
+    if (!seen) GROUP_FAIL(MPI_ERR_NO_MEM, "out of memory checking the ranks");
     for (int i = 0; i < n; ++i) {
         if (ranks[i] < 0 || ranks[i] >= g.size())
             GROUP_FAIL(MPI_ERR_RANK, "invalid ranks[%d] = %d: must be in [0, %d)", i, ranks[i],
@@ -49,7 +57,8 @@ int check_ranks(const char* fn, const dev::group& g, int n, const int* ranks) no
 int check_ranges(const char* fn, const dev::group& g, int n, int ranges[][3]) noexcept {
     if (n < 0) GROUP_FAIL(MPI_ERR_ARG, "invalid n %d: must be >= 0", n);
     if (n > 0 && !ranges) GROUP_FAIL(MPI_ERR_ARG, "ranges is NULL");
-    std::vector<char> seen(static_cast<std::size_t>(g.size()), 0);
+    const std::unique_ptr<char[]> seen(new (std::nothrow) char[static_cast<std::size_t>(g.size())]());
+    if (!seen) GROUP_FAIL(MPI_ERR_NO_MEM, "out of memory checking the ranks");
     for (int i = 0; i < n; ++i) {
         const int first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
         for (int v : {first, last})
@@ -75,7 +84,7 @@ int set_op(const char* fn, MPI_Group a, MPI_Group b, MPI_Group* out, Op op) noex
     if (const int rc = lookup(fn, a, "group1", ga)) return rc;
     if (const int rc = lookup(fn, b, "group2", gb)) return rc;
     if (!out) GROUP_FAIL(MPI_ERR_ARG, "newgroup (output) is NULL");
-    return hand_out(fn, op(*ga, *gb), out);
+    return hand_out(fn, [&] { return op(*ga, *gb); }, out);
 }
 
 }  // namespace
@@ -88,7 +97,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     if (const int rc = lookup(fn, group, "group", g)) return rc;
     if (!newgroup) GROUP_FAIL(MPI_ERR_ARG, "newgroup (output) is NULL");
     if (const int rc = check_ranks(fn, *g, n, ranks)) return rc;
-    return hand_out(fn, dev::group_incl(*g, ranks, n), newgroup);
+    return hand_out(fn, [&] { return dev::group_incl(*g, ranks, n); }, newgroup);
 }
 
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
@@ -97,7 +106,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     if (const int rc = lookup(fn, group, "group", g)) return rc;
     if (!newgroup) GROUP_FAIL(MPI_ERR_ARG, "newgroup (output) is NULL");
     if (const int rc = check_ranks(fn, *g, n, ranks)) return rc;
-    return hand_out(fn, dev::group_excl(*g, ranks, n), newgroup);
+    return hand_out(fn, [&] { return dev::group_excl(*g, ranks, n); }, newgroup);
 }
 
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
@@ -106,7 +115,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     if (const int rc = lookup(fn, group, "group", g)) return rc;
     if (!newgroup) GROUP_FAIL(MPI_ERR_ARG, "newgroup (output) is NULL");
     if (const int rc = check_ranges(fn, *g, n, ranges)) return rc;
-    return hand_out(fn, dev::group_range_incl(*g, ranges, n), newgroup);
+    return hand_out(fn, [&] { return dev::group_range_incl(*g, ranges, n); }, newgroup);
 }
 
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
@@ -115,7 +124,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     if (const int rc = lookup(fn, group, "group", g)) return rc;
     if (!newgroup) GROUP_FAIL(MPI_ERR_ARG, "newgroup (output) is NULL");
     if (const int rc = check_ranges(fn, *g, n, ranges)) return rc;
-    return hand_out(fn, dev::group_range_excl(*g, ranges, n), newgroup);
+    return hand_out(fn, [&] { return dev::group_range_excl(*g, ranges, n); }, newgroup);
 }
 
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
@@ -134,7 +143,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
     if (!group) CH4_FAIL(comm, MPI_ERR_ARG, "group (output) is NULL");
-    return hand_out(fn, dev::comm_group(*c), group);
+    return hand_out(fn, [&] { return dev::comm_group(*c); }, group);
 }
 
 }  // extern "C"

@@ -29,7 +29,7 @@ int create(const char* fn, MPI_User_function* f, MPI_User_function_c* fc, int co
     const uintptr_t h = g_ops.insert(u);
     if (!h) {
         delete u;
-        return raise_self(error_code(MPI_ERR_NO_MEM, fn, "too many user ops"));
+        return raise_self(error_code(MPI_ERR_NO_MEM, fn, "out of memory or too many user ops"));
     }
     *op = reinterpret_cast<MPI_Op>(h);
     return MPI_SUCCESS;

@@ -2,6 +2,7 @@
 // Window queries: predefined attributes, name, group, handle conversion.
 #include <cstdio>
 #include <cstring>
+#include <new>
 
 #include "api/group_handles.hpp"
 #include "api/win_common.hpp"
@@ -49,7 +50,11 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name) {
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
     if (!win_name) CH4_FAIL_WIN(win, MPI_ERR_ARG, "win_name is NULL");
-    w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
+    try {
+        w->name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
+    } catch (const std::bad_alloc&) {
+        CH4_FAIL_WIN(win, MPI_ERR_NO_MEM, "out of memory storing the name");
+    }
     return MPI_SUCCESS;
 }
 

@@ -35,7 +35,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* e
     *errhandler = api::errhandler_create(o);
     if (*errhandler == MPI_ERRHANDLER_NULL) {
         delete o;
-        CH4_FAIL_SELF(MPI_ERR_NO_MEM, "too many error handlers");
+        CH4_FAIL_SELF(MPI_ERR_NO_MEM, "out of memory or too many error handlers");
     }
     return MPI_SUCCESS;
 }

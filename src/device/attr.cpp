@@ -2,6 +2,7 @@
 #include "device/attr.hpp"
 
 #include <memory>
+#include <new>
 
 namespace ch4lite::dev {
 
@@ -21,7 +22,7 @@ std::vector<int> g_free;
 
 }  // namespace
 
-int keyval_insert(keyval* k) {
+int keyval_insert(keyval* k) noexcept {
     int idx;
     if (!g_free.empty()) {
         idx = g_free.back();
@@ -29,7 +30,14 @@ int keyval_insert(keyval* k) {
     } else {
         if (g_slots.size() >= (1u << 20)) return 0;
         idx = static_cast<int>(g_slots.size());
-        g_slots.emplace_back();
+        try {
+            // g_free holds at most one entry per slot: with this reserve,
+            // keyval_release never allocates.
+            g_free.reserve(g_slots.size() + 1);
+            g_slots.emplace_back();
+        } catch (const std::bad_alloc&) {
+            return 0;
+        }
     }
     slot& s = g_slots[static_cast<std::size_t>(idx)];
     s.k.reset(k);

@@ -37,8 +37,9 @@ struct attr_entry {
 };
 using attr_list = std::vector<attr_entry>;
 
-// A new keyval handle taking over `k` (0 when the table is full).
-int keyval_insert(keyval* k);
+// A new keyval handle taking over `k` (0 when the table is full or memory
+// ran out; the caller keeps `k` then).
+int keyval_insert(keyval* k) noexcept;
 // The keyval of a handle, or nullptr (freed, garbage, predefined).
 keyval* keyval_lookup(int handle) noexcept;
 // Drops one reference; the keyval goes away with the last one.

@@ -2,6 +2,9 @@
 #include "device/match_queue.hpp"
 
 #include <cstdlib>
+#include <new>
+
+#include "util/log.hpp"
 
 namespace ch4lite::dev {
 
@@ -18,10 +21,20 @@ void unexpected_msg::release_data() noexcept {
     data = nullptr;
 }
 
-match_queues::ctx_lists& match_queues::lists(uint32_t ctx) {
-    if (ctx >= by_ctx_.size()) by_ctx_.resize(ctx + 1);
-    if (!by_ctx_[ctx]) by_ctx_[ctx] = std::make_unique<ctx_lists>();
-    return *by_ctx_[ctx];
+match_queues::ctx_lists* match_queues::lists(uint32_t ctx) noexcept {
+    try {
+        if (ctx >= by_ctx_.size()) by_ctx_.resize(ctx + 1);
+        if (!by_ctx_[ctx]) by_ctx_[ctx] = std::make_unique<ctx_lists>();
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+    return by_ctx_[ctx].get();
+}
+
+void match_queues::add_unexpected(unexpected_msg* m) noexcept {
+    ctx_lists* l = lists(m->context);
+    if (!l) util::fatal("out of memory queueing an unexpected message");
+    l->unexpected.push_back(m);
 }
 
 request* match_queues::take_posted(uint32_t ctx, int rank, int tag) noexcept {
@@ -46,13 +59,13 @@ unexpected_msg* match_queues::find_unexpected(uint32_t ctx, int rank, int tag) n
 
 unexpected_msg* match_queues::take_unexpected(uint32_t ctx, int rank, int tag) noexcept {
     unexpected_msg* m = find_unexpected(ctx, rank, tag);
-    if (m) lists(ctx).unexpected.remove(m);
+    if (m) find(ctx)->unexpected.remove(m);
     return m;
 }
 
 bool match_queues::unpost(request* r) noexcept {
     if (!r->qlink.linked()) return false;
-    lists(r->context).posted.remove(r);
+    find(r->context)->posted.remove(r);
     return true;
 }
 

@@ -56,8 +56,16 @@ class match_queues {
     // Finds without removing (probe).
     unexpected_msg* find_unexpected(uint32_t ctx, int rank, int tag) noexcept;
 
-    void post(request* r) noexcept { lists(r->context).posted.push_back(r); }
-    void add_unexpected(unexpected_msg* m) noexcept { lists(m->context).unexpected.push_back(m); }
+    // False: no memory for the context's queues (its first receive).
+    [[nodiscard]] bool post(request* r) noexcept {
+        ctx_lists* l = lists(r->context);
+        if (!l) return false;
+        l->posted.push_back(r);
+        return true;
+    }
+    // An arriving message cannot be refused: no memory for its context's
+    // queues is fatal, as is none for its data (am_on_eager).
+    void add_unexpected(unexpected_msg* m) noexcept;
     // Removes a posted receive (cancel). False if it is no longer posted.
     bool unpost(request* r) noexcept;
     std::size_t unexpected_count() const noexcept;
@@ -77,7 +85,8 @@ class match_queues {
         util::ilist<request, &request::qlink> posted;
         util::ilist<unexpected_msg, &unexpected_msg::link> unexpected;
     };
-    ctx_lists& lists(uint32_t ctx);
+    // The queues of ctx, made on first use; nullptr when memory ran out.
+    ctx_lists* lists(uint32_t ctx) noexcept;
     ctx_lists* find(uint32_t ctx) noexcept {
         return ctx < by_ctx_.size() ? by_ctx_[ctx].get() : nullptr;
     }

@@ -2,6 +2,7 @@
 #include "device/rank_map.hpp"
 
 #include <algorithm>
+#include <new>
 
 namespace ch4lite::dev {
 
@@ -61,7 +62,11 @@ int rank_map::rank_of(int lpid) const noexcept {
         case kind::lut: {
             auto& inv = lut_->inverse;
             if (inv.empty()) {
-                inv.reserve(lut_->lpids.size());
+                try {
+                    inv.reserve(lut_->lpids.size());
+                } catch (const std::bad_alloc&) {
+                    return find(lpid);  // no memory for the index: scan
+                }
                 for (std::size_t i = 0; i < lut_->lpids.size(); ++i)
                     inv.emplace_back(lut_->lpids[i], static_cast<int>(i));
                 std::sort(inv.begin(), inv.end());

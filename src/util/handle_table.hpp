@@ -4,6 +4,7 @@
 // errhandlers, windows. Lookup is one bounds check and one generation check.
 #pragma once
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "util/handle.hpp"
@@ -13,23 +14,29 @@ namespace ch4lite::util {
 template <class T, handle_kind Kind>
 class handle_table {
   public:
-    // Returns 0 when the table is full (caller reports MPI_ERR_NO_MEM... or
-    // MPI_ERR_INTERN); otherwise the encoded handle value.
-    uintptr_t insert(T* obj) {
+    // The encoded handle value, or 0 when the table is full (full() tells)
+    // or cannot grow (out of memory).
+    uintptr_t insert(T* obj) noexcept {
         uint32_t idx;
         if (free_head_ != npos) {
             idx = free_head_;
             free_head_ = slots_[idx].next_free;
         } else {
-            if (slots_.size() > handle_max_index) return 0;
+            if (full()) return 0;
             idx = static_cast<uint32_t>(slots_.size());
-            slots_.push_back({});
+            try {
+                slots_.push_back({});
+            } catch (const std::bad_alloc&) {
+                return 0;
+            }
         }
         slot& s = slots_[idx];
         s.obj = obj;
         s.next_free = npos;
         return handle_encode(Kind, s.gen, idx);
     }
+    // Every index is in use: insert() fails whatever memory there is.
+    bool full() const noexcept { return free_head_ == npos && slots_.size() > handle_max_index; }
     T* lookup(uintptr_t h) const noexcept {
         if (handle_kind_of(h) != Kind || handle_is_builtin(h)) return nullptr;
         const uint32_t idx = handle_index_of(h);

@@ -90,7 +90,7 @@ class object_pool {
     object_pool& operator=(const object_pool&) = delete;
     ~object_pool() { destroy(); }
 
-    status init(pool_config cfg);
+    status init(pool_config cfg) noexcept;
     void destroy() noexcept;
     bool initialized() const noexcept { return cfg_.max_count != 0; }
 

@@ -9,7 +9,7 @@
 namespace ch4lite::util {
 
 template <class T>
-status object_pool<T>::init(pool_config cfg) {
+status object_pool<T>::init(pool_config cfg) noexcept {
     destroy();
     if (cfg.max_count == 0) cfg.max_count = 1u << 20;
     if (cfg.chunk == 0) cfg.chunk = 64;
@@ -20,7 +20,16 @@ status object_pool<T>::init(pool_config cfg) {
     cfg.max_gc = std::clamp(cfg.max_gc, 0, 3);
     cfg_ = cfg;
     shift_ = static_cast<uint32_t>(std::countr_zero(cfg.chunk));
-    chunks_.reserve((cfg.max_count + cfg.chunk - 1) / cfg.chunk);
+    // Room for every chunk up front: grow() then never reallocates these.
+    const std::size_t max_chunks = (cfg.max_count + cfg.chunk - 1) / cfg.chunk;
+    try {
+        chunks_.reserve(max_chunks);
+        chunk_usable_.reserve(max_chunks);
+        chunk_free_.reserve(max_chunks);
+    } catch (const std::bad_alloc&) {
+        cfg_.max_count = 0;  // stays uninitialized
+        return status::no_mem;
+    }
     while (capacity_ < cfg_.min_count)
         if (!grow()) return status::no_mem;
     return status::ok;

@@ -234,7 +234,8 @@ class netmod {
     }
     static status map(ssize_t rc, status on_success) {
         if (__builtin_expect(rc == 0, 1)) return on_success;
-        return rc == -FI_EAGAIN ? status::again : status::io;
+        if (rc == -FI_EAGAIN) return status::again;
+        return rc == -FI_ENOMEM ? status::no_mem : status::io;  // provider's malloc failed
     }
     status isend_sync(int peer, uint64_t tag, const void* buf, std::size_t n, request_state* st);
     void on_completion(const fi_cq_tagged_entry& e);
