@@ -68,7 +68,7 @@ int delete_entry(MPI_Comm h, dev::comm& c, std::size_t i) noexcept {
 
 }  // namespace
 
-int attrs_copy(MPI_Comm old, dev::comm& from, dev::comm& to) noexcept {
+int attrs_copy(const char* fn, MPI_Comm old, dev::comm& from, dev::comm& to) noexcept {
     const auto nh = reinterpret_cast<MPI_Comm>(to.handle);
     for (const dev::attr_entry& e : from.attrs) {
         dev::keyval* kv = dev::keyval_lookup(e.keyval);
@@ -86,7 +86,12 @@ int attrs_copy(MPI_Comm old, dev::comm& from, dev::comm& to) noexcept {
             return rc;
         }
         if (!flag) continue;
-        to.attrs.push_back({e.keyval, out});
+        try {
+            to.attrs.push_back({e.keyval, out});
+        } catch (const std::bad_alloc&) {
+            (void)attrs_delete_all(nh, to);
+            return error_code(MPI_ERR_NO_MEM, fn, "out of memory copying attributes");
+        }
         ++kv->refs;
     }
     return MPI_SUCCESS;
@@ -121,7 +126,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
     const int h = dev::keyval_insert(kv);
     if (!h) {
         delete kv;
-        CH4_FAIL_SELF(MPI_ERR_NO_MEM, "too many keyvals");
+        CH4_FAIL_SELF(MPI_ERR_NO_MEM, "out of memory or too many keyvals");
     }
     *comm_keyval = h;
     return MPI_SUCCESS;
@@ -155,7 +160,11 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
         e->value = attribute_val;
         return MPI_SUCCESS;
     }
-    c->attrs.push_back({comm_keyval, attribute_val});
+    try {
+        c->attrs.push_back({comm_keyval, attribute_val});
+    } catch (const std::bad_alloc&) {
+        CH4_FAIL(comm, MPI_ERR_NO_MEM, "out of memory storing the attribute");
+    }
     ++kv->refs;
     return MPI_SUCCESS;
 }

@@ -9,8 +9,8 @@ namespace ch4lite::api {
 
 // MPI_Comm_dup: runs every copy callback of `from` (handle `old`), caching
 // the copies on `to`. On a callback error, what was copied is deleted again
-// and the callback's code is returned.
-int attrs_copy(MPI_Comm old, dev::comm& from, dev::comm& to) noexcept;
+// and the callback's code (or MPI_ERR_NO_MEM, reported for `fn`) is returned.
+int attrs_copy(const char* fn, MPI_Comm old, dev::comm& from, dev::comm& to) noexcept;
 // MPI_Comm_free: runs the delete callbacks, last set first. Stops at (and
 // returns) the first error; the attributes not yet deleted stay.
 int attrs_delete_all(MPI_Comm h, dev::comm& c) noexcept;

@@ -16,9 +16,14 @@ namespace {
 
 int creation_failed(const char* fn, MPI_Comm comm, status s) noexcept {
     if (s == status::no_mem)
+        return api::raise(comm, api::error_code(MPI_ERR_NO_MEM, fn,
+                                                "out of memory creating the communicator (every "
+                                                "process of the parent fails this call)"));
+    if (s == status::exhausted)
         return api::raise(comm, api::error_code(MPI_ERR_OTHER, fn,
                                                 "cannot create a communicator: no context id is "
-                                                "free on every process, or out of memory"));
+                                                "free on every process, or another process ran "
+                                                "out of memory"));
     return api::raise(comm, api::error_code(api::class_of(s), fn,
                                             "communicator creation failed: %s", to_string(s)));
 }
@@ -42,7 +47,7 @@ int dup(const char* fn, MPI_Comm comm, MPI_Comm* newcomm) noexcept {
     dev::comm* out = nullptr;
     if (const status s = dev::comm_dup(*c, out); s != status::ok) return creation_failed(fn, comm, s);
     hand_out(out, newcomm);
-    if (const int rc = api::attrs_copy(comm, *c, *out); rc != MPI_SUCCESS) {
+    if (const int rc = api::attrs_copy(fn, comm, *c, *out); rc != MPI_SUCCESS) {
         api::errhandler_release(out->errhandler);
         dev::comm_release(out);
         *newcomm = MPI_COMM_NULL;

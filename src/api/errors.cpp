@@ -132,6 +132,7 @@ int class_of(status s) noexcept {
         case status::in_progress: return MPI_SUCCESS;
         case status::again: return MPI_ERR_OTHER;
         case status::no_mem: return MPI_ERR_NO_MEM;
+        case status::exhausted: return MPI_ERR_OTHER;
         case status::unsupported: return MPI_ERR_UNSUPPORTED_OPERATION;
         case status::truncated: return MPI_ERR_TRUNCATE;
         case status::invalid: return MPI_ERR_ARG;

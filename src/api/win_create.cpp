@@ -33,7 +33,8 @@ int create_impl(const char* func, void* base, MPI_Aint size, int64_t disp_unit, 
     if (!base && size > 0) CH4_FAIL_COMM_IN(func, comm, MPI_ERR_BASE, "base is NULL but size is %ld", static_cast<long>(size));
     rma::win* w = nullptr;
     const status s = rma::win_create(base, static_cast<uint64_t>(size), disp_unit, *c, w);
-    if (s != status::ok) CH4_FAIL_COMM_IN(func, comm, api::class_of(s), "cannot create the window");
+    if (s != status::ok)
+        CH4_FAIL_COMM_IN(func, comm, api::class_of(s), "cannot create the window: %s", to_string(s));
     *win = reinterpret_cast<MPI_Win>(w->handle);
     return MPI_SUCCESS;
 }
@@ -48,8 +49,8 @@ int allocate_impl(const char* func, MPI_Aint size, int64_t disp_unit, MPI_Comm c
     void* base = nullptr;
     const status s = rma::win_allocate(static_cast<uint64_t>(size), disp_unit, *c, base, w);
     if (s != status::ok)
-        CH4_FAIL_COMM_IN(func, comm, api::class_of(s), "cannot allocate %ld bytes of window memory",
-                    static_cast<long>(size));
+        CH4_FAIL_COMM_IN(func, comm, api::class_of(s), "cannot create a window of %ld bytes: %s",
+                         static_cast<long>(size), to_string(s));
     *static_cast<void**>(baseptr) = base;
     *win = reinterpret_cast<MPI_Win>(w->handle);
     return MPI_SUCCESS;

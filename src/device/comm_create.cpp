@@ -17,30 +17,34 @@ namespace ch4lite::dev {
 
 namespace {
 
-// Freed communicators that requests still point to.
+// Freed communicators that requests still point to. Its capacity always
+// covers every live created communicator, so comm_release never allocates.
 std::vector<comm*> g_graveyard;
+std::size_t g_live = 0;  // created communicators not yet released
 
 // Deletes graveyard entries no request refers to any more, releasing their
 // context ids. Cheap when the graveyard is empty (the usual case).
 void reap() noexcept {
-    if (g_graveyard.empty()) return;
-    std::vector<const comm*> busy;
-    request_pool().for_each_in_use([&](const request* r) {
-        if (r->c) busy.push_back(r->c);
-    });
-    std::erase_if(g_graveyard, [&](comm* c) {
-        if (std::find(busy.begin(), busy.end(), c) != busy.end()) return false;
+    std::erase_if(g_graveyard, [](comm* c) {
+        bool busy = false;
+        request_pool().for_each_in_use([&](const request* r) { busy |= r->c == c; });
+        if (busy) return false;
         context_id_release(c->context_id);
         delete c;
         return true;
     });
 }
 
-// A new communicator with a handle, for the members of g (I am one).
-status make_comm(const comm& parent, uint32_t ctx, const group& g, comm*& out) noexcept {
+// A new communicator with a handle, for the members of g (I am one); its
+// context id comes later.
+status make_comm(const comm& parent, const group& g, comm*& out) noexcept {
+    try {
+        g_graveyard.reserve(g_graveyard.size() + g_live + 1);
+    } catch (const std::bad_alloc&) {
+        return status::no_mem;
+    }
     auto* c = new (std::nothrow) comm;
     if (!c) return status::no_mem;
-    c->context_id = ctx;
     c->rank = g.my_rank();
     c->size = g.size();
     c->map = g.map();
@@ -54,55 +58,76 @@ status make_comm(const comm& parent, uint32_t ctx, const group& g, comm*& out) n
     return status::ok;
 }
 
-// Allocates a context id over parent and, if I am in g, the communicator.
-status create_from(comm& parent, const group& g, comm*& out) noexcept {
+// Agrees on a context id over parent and, if I am in g, gives it to the
+// communicator made beforehand. Every member of parent calls this, also
+// one that could not build its group (g == nullptr) or its communicator:
+// that one offers no id, so all members fail alike, no_mem where memory ran
+// out and exhausted elsewhere.
+status create_from(comm& parent, const group* g, comm*& out) noexcept {
     out = nullptr;
     reap();
+    comm* c = nullptr;
+    bool ok = g != nullptr;
+    if (ok && g->my_rank() >= 0) ok = make_comm(parent, *g, c) == status::ok;
     uint32_t ctx = 0;
-    if (const status s = context_id_allocate(parent, ctx); s != status::ok) return s;
-    if (g.my_rank() < 0) {
+    const status s = context_id_allocate(parent, ctx, ok);
+    if (s != status::ok) {
+        if (c) {
+            comm_table().erase(c->handle);
+            delete c;
+        }
+        return ok ? s : status::no_mem;
+    }
+    if (!c) {
         context_id_release(ctx);  // the members keep it; I am not one
         return status::ok;
     }
-    const status s = make_comm(parent, ctx, g, out);
-    if (s != status::ok) context_id_release(ctx);
-    return s;
+    c->context_id = ctx;
+    ++g_live;
+    out = c;
+    return status::ok;
 }
 
 }  // namespace
 
 group comm_group(const comm& c) { return group(c.map, c.lpid(c.rank)); }
 
-status comm_dup(comm& parent, comm*& out) noexcept {
-    return create_from(parent, comm_group(parent), out);
+status comm_dup(comm& parent, comm*& out, bool offer) noexcept {
+    const group g = comm_group(parent);  // shares the map: no allocation
+    return create_from(parent, offer ? &g : nullptr, out);
 }
 
 status comm_create(comm& parent, const group& g, comm*& out) noexcept {
-    return create_from(parent, g, out);
+    return create_from(parent, &g, out);
 }
 
 status comm_split(comm& parent, int color, int key, comm*& out) noexcept {
     const int p = parent.size;
     util::scratch sb;
     auto* all = reinterpret_cast<int*>(sb.get(static_cast<std::size_t>(p) * 2 * sizeof(int)));
-    if (!all) return status::no_mem;
+    if (!all) return status::no_mem;  // cannot take part in the exchange
     all[2 * parent.rank] = color;
     all[2 * parent.rank + 1] = key;
     if (const status s = coll_allgather(all, 2 * sizeof(int), parent); s != status::ok) return s;
-    std::vector<int> colors(static_cast<std::size_t>(p)), keys(static_cast<std::size_t>(p));
-    for (int r = 0; r < p; ++r) {
-        colors[r] = all[2 * r];
-        keys[r] = all[2 * r + 1];
+    // From here every member reaches the agreement, with or without its group.
+    try {
+        std::vector<int> colors(static_cast<std::size_t>(p)), keys(static_cast<std::size_t>(p));
+        for (int r = 0; r < p; ++r) {
+            colors[r] = all[2 * r];
+            keys[r] = all[2 * r + 1];
+        }
+        const group g = group_split(comm_group(parent), colors.data(), keys.data(), MPI_UNDEFINED);
+        return create_from(parent, &g, out);
+    } catch (const std::bad_alloc&) {
+        return create_from(parent, nullptr, out);
     }
-    return create_from(parent,
-                       group_split(comm_group(parent), colors.data(), keys.data(), MPI_UNDEFINED),
-                       out);
 }
 
 void comm_release(comm* c) noexcept {
     if (c->predefined() || --c->refs > 0) return;
     comm_table().erase(c->handle);
     c->attrs.clear();
+    --g_live;
     g_graveyard.push_back(c);
     reap();
 }
@@ -116,12 +141,11 @@ int comm_compare(const comm& a, const comm& b) noexcept {
 std::size_t comms_pending_free() noexcept { return g_graveyard.size(); }
 
 void comms_destroy_all() noexcept {
-    std::vector<comm*> live;
-    comm_table().for_each([&](comm* c) { live.push_back(c); });
-    for (comm* c : live) {
-        comm_table().erase(c->handle);
+    comm_table().for_each([](comm* c) {
+        comm_table().erase(c->handle);  // leaves the slot array as it is
         delete c;
-    }
+    });
+    g_live = 0;
     for (comm* c : g_graveyard) delete c;
     g_graveyard.clear();
 }

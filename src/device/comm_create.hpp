@@ -6,6 +6,9 @@
 // (device/group.hpp), so a regular communicator stays O(1) in memory and a
 // dup shares its parent's lookup table.
 //
+// When one member runs out of memory, every member's call fails (the
+// context-id agreement carries it): no_mem there, exhausted elsewhere.
+//
 // The new communicator has a handle in comm_table(), refs = 1 and the
 // parent's error handler value; reference counts of error handlers and
 // attribute copying are the API layer's business.
@@ -19,7 +22,10 @@ namespace ch4lite::dev {
 // The group of a communicator (shares its rank map).
 group comm_group(const comm& c);
 
-status comm_dup(comm& parent, comm*& out) noexcept;
+// offer false: this member cannot use the new communicator (its caller ran
+// out of memory preparing for it); creation then fails on every member,
+// with no_mem here and exhausted elsewhere.
+status comm_dup(comm& parent, comm*& out, bool offer = true) noexcept;
 // MPI_Comm_create: `g` is this process's group argument (a subgroup of the
 // parent; different processes may pass disjoint groups). out = nullptr when
 // this process is not in g.

@@ -23,7 +23,7 @@ void context_ids_init() noexcept {
     g_mask[words - 1] &= ~(uint64_t{1} << 63);
 }
 
-status context_id_allocate(comm& parent, uint32_t& id) noexcept {
+status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
     reduction band;
     band.id = op_id::band;
     band.t = dame::predefined_type(reinterpret_cast<uintptr_t>(MPI_UINT64_T));
@@ -32,9 +32,11 @@ status context_id_allocate(comm& parent, uint32_t& id) noexcept {
     // Most programs keep few communicators: agree on the first 512 ids
     // (64 bytes) and look at the whole mask only when those are all taken.
     // Every member sees the same result, so all take the same branch.
+    static constexpr uint64_t none[words] = {};
     uint64_t common[words];
     for (int n : {first_words, words}) {
-        if (const status s = coll_allreduce(g_mask, common, n, band, parent); s != status::ok)
+        const uint64_t* mine = offer ? g_mask : none;
+        if (const status s = coll_allreduce(mine, common, n, band, parent); s != status::ok)
             return s;
         for (int w = 0; w < n; ++w) {
             if (!common[w]) continue;
@@ -44,7 +46,7 @@ status context_id_allocate(comm& parent, uint32_t& id) noexcept {
             return status::ok;
         }
     }
-    return status::no_mem;
+    return status::exhausted;
 }
 
 void context_id_release(uint32_t id) noexcept {

@@ -16,9 +16,11 @@ namespace ch4lite::dev {
 
 // All ids free except MPI_COMM_WORLD's (0) and MPI_COMM_SELF's (1).
 void context_ids_init() noexcept;
-// Collective over `parent`. status::no_mem when no id is free on every
-// member (32765 communicators live).
-status context_id_allocate(comm& parent, uint32_t& id) noexcept;
+// Collective over `parent`. status::exhausted when no id is free on every
+// member (32765 communicators live, or a member offered none). A member
+// that cannot use an id (offer false: it could not build its part of the
+// new object) offers none, so every member fails alike.
+status context_id_allocate(comm& parent, uint32_t& id, bool offer = true) noexcept;
 void context_id_release(uint32_t id) noexcept;
 // Ids free on this process.
 int context_ids_free() noexcept;

@@ -38,39 +38,53 @@ win* by_context(uint32_t ctx) noexcept {
 
 namespace {
 
+// What the window needs locally: per-peer state, its handle, the table
+// from context ids to windows. false when memory ran out.
+bool prepare(win* w, std::size_t n) noexcept {
+    try {
+        if (g_by_ctx.empty()) g_by_ctx.resize(dev::max_context_ids, nullptr);
+        w->tq = std::vector<target_q>(n);
+        w->replies = std::vector<buffer>(n);
+        w->reply_recs.assign(n, 0);
+        w->cma_ok.assign(n, 0);
+        w->splits.assign(n, {});
+        w->direct_base.assign(n, nullptr);
+        w->slot_of.assign(n, nullptr);
+        w->peers.resize(n);
+        w->entered.assign(n, ~0u);
+        w->node_peers.reserve(n);
+        w->node_scratch.resize(node_scratch_bytes(static_cast<int>(n)));
+    } catch (const std::bad_alloc&) {
+        return false;
+    }
+    w->handle = g_wins.insert(w);
+    return w->handle != 0;
+}
+
 // The private communicator, registered before the exchange so that a peer
-// that finishes creation first can already reach us.
+// that finishes creation first can already reach us. Everything local is
+// prepared first: a member that cannot prepare makes the communicator's
+// creation, and so the window's, fail on every member.
 status begin(win* w, dev::comm& c) noexcept {
-    status s = pools_init();
-    if (s != status::ok) return s;
-    s = dev::comm_dup(c, w->comm);
+    const bool ok = pools_init() == status::ok && prepare(w, static_cast<std::size_t>(c.size));
+    const status s = dev::comm_dup(c, w->comm, ok);
     if (s != status::ok) return s;
     w->comm_rank = w->comm->rank;
     w->comm_size = w->comm->size;
-    const uint32_t ctx = w->comm->context_id;
-    if (g_by_ctx.size() <= ctx) g_by_ctx.resize(dev::max_context_ids, nullptr);
-    g_by_ctx[ctx] = w;
-    const auto n = static_cast<std::size_t>(w->nranks());
-    w->tq = std::vector<target_q>(n);
+    g_by_ctx[w->comm->context_id] = w;
     set_batch_limits(*w);
-    w->replies = std::vector<buffer>(n);
-    w->reply_recs.assign(n, 0);
-    w->cma_ok.assign(n, 0);
-    w->splits.assign(n, {});
-    w->direct_base.assign(n, nullptr);
-    w->slot_of.assign(n, nullptr);
-    w->peers.resize(n);
-    w->entered.assign(n, ~0u);
     return status::ok;
 }
 
-// The exchange of (base, size, disp_unit), the handle, the attributes.
+// The exchange of (base, size, disp_unit) and the attributes. A member
+// whose memory could not be allocated (mine.failed) fails with no_mem, and
+// every other member with exhausted.
 status finish(win* w, peer_info mine) noexcept {
     w->peers[static_cast<std::size_t>(w->rank())] = mine;
     status s = dev::coll_allgather(w->peers.data(), sizeof(peer_info), *w->comm);
     if (s != status::ok) return s;
-    w->handle = g_wins.insert(w);
-    if (w->handle == 0) return status::no_mem;
+    for (const peer_info& p : w->peers)
+        if (p.failed) return mine.failed ? status::no_mem : status::exhausted;
     w->attr_base = w->base;
     w->attr_size = static_cast<MPI_Aint>(w->size);
     w->attr_disp_unit = static_cast<int>(w->disp_unit);
@@ -130,7 +144,7 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
         return s;
     }
     // Collective from here on: every member reaches the exchange even when
-    // its own allocation failed (reported after it).
+    // its own allocation failed; the exchange then fails everywhere.
     status mem = status::ok;
     int32_t shm_off = -1;
     if (!node_segment(w, true, shm_off)) {
@@ -142,9 +156,9 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
     }
     peer_info mine{reinterpret_cast<uint64_t>(w->base), size, disp_unit,
                    static_cast<int32_t>(::getpid()), shm_off, 0, 0, 0, 0};
+    mine.failed = mem != status::ok;
     if (mem == status::ok) native_register(w, mine);
     s = finish(w, mine);
-    if (s == status::ok) s = mem;
     if (s == status::ok) map_node_peers(w);
     if (s != status::ok) {
         destroy(w);

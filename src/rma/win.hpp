@@ -43,7 +43,7 @@ struct peer_info {
     uint64_t rkey;   // native RMA (native.hpp): the key of its registered memory
     uint64_t raddr;  // and what its puts / gets add the byte offset to
     uint32_t native; // 1: registered
-    uint32_t pad;
+    uint32_t failed; // 1: its Win_allocate memory could not be had (creation fails everywhere)
 };
 
 // A node segment's per-member slot (one cache line): the epoch the member
@@ -117,7 +117,8 @@ class win {
     std::vector<std::byte*> direct_base;  // mapped base of each peer (node segment), or null
     std::vector<node_slot*> slot_of;      // each peer's slot in the node segment, or null
     std::vector<uint8_t> cma_ok;          // Win_create: peer in my segment, CMA works for it
-    std::vector<int> node_peers;          // comm ranks in my segment, without me
+    std::vector<int> node_peers;          // comm ranks in my segment, without me (capacity: all)
+    std::vector<std::byte> node_scratch;  // node_segment's exchange, until it has run
     node_slot* my_slot = nullptr;
     bool all_node = false;                // every member is in my segment
     shm::segment seg;                     // this node's shared segment (slots [+ Win_allocate memory])

@@ -16,7 +16,12 @@ win* by_context(uint32_t ctx) noexcept;
 // and, with `memory` (Win_allocate), their window memory; sets w->seg,
 // slot_of, node_peers, all_node, and with memory w->base, direct_base and
 // `shm_off` (index in the node). False: this rank has no node segment.
+// Its buffers are w->node_scratch (node_scratch_bytes(n) for n members,
+// allocated with the window's other per-peer state before any collective,
+// so that running out of memory cannot strand the other members in one);
+// it frees them.
 bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept;
+std::size_t node_scratch_bytes(int n) noexcept;
 // After the exchange: publishes that this rank is in epoch 0; decides for
 // which node peers of a Win_create window cross-memory attach is used.
 void map_node_peers(win* w) noexcept;

@@ -15,9 +15,11 @@
 // private memory and fence messages.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #include "device/coll.hpp"
@@ -48,26 +50,35 @@ bool enabled() noexcept {
 
 }  // namespace
 
+std::size_t node_scratch_bytes(int n) noexcept {
+    return static_cast<std::size_t>(n) * (sizeof(node_info) + sizeof(int));
+}
+
 bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
+    struct release_scratch {
+        win* w;
+        ~release_scratch() { std::vector<std::byte>().swap(w->node_scratch); }
+    } const release{w};
     shm_off = -1;
     const int n = w->nranks(), me = w->rank();
     // The same answer on every member: shm on, and more than one member on some node.
     if (!enabled() || !shm::transport::enabled()) return false;
-    std::vector<node_info> info(static_cast<std::size_t>(n));
-    node_info& mine = info[static_cast<std::size_t>(me)];
-    mine = {};
+    auto* info = reinterpret_cast<node_info*>(w->node_scratch.data());
+    std::fill_n(info, n, node_info{});
+    node_info& mine = info[me];
     mine.size = memory ? w->size : 0;
     const auto& nodes = dev::g_dev.boot.node_of();
     mine.node = nodes[static_cast<std::size_t>(dev::g_dev.world_rank)];
-    if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
+    if (dev::coll_allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
     // My node's members (comm-rank order); their slots and offsets.
-    std::vector<int> locals;
+    int* const local_ranks = reinterpret_cast<int*>(info + n);
+    std::size_t nlocal = 0;
     for (int r = 0; r < n; ++r)
-        if (r == me || (info[static_cast<std::size_t>(r)].node == mine.node &&
-                        dev::g_dev.shm.local(w->lpid(r))))
-            locals.push_back(r);
+        if (r == me || (info[r].node == mine.node && dev::g_dev.shm.local(w->lpid(r))))
+            local_ranks[nlocal++] = r;
+    const std::span<const int> locals(local_ranks, nlocal);
     uint64_t total = round_up(64 * locals.size());
-    for (int r : locals) total += round_up(info[static_cast<std::size_t>(r)].size);
+    for (int r : locals) total += round_up(info[r].size);
     const bool creator = locals.front() == me;
     std::string why;
     status s = status::ok;
@@ -77,18 +88,18 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     }
     // Round 2: the creators' names.
     mine.ok = 1;
-    if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
+    if (dev::coll_allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
     if (locals.size() > 1 && locals.size() <= sync_max_local && !creator) {
-        const node_info& c = info[static_cast<std::size_t>(locals.front())];
+        const node_info& c = info[locals.front()];
         s = c.name[0] ? shm::segment::attach(c.name, total, w->seg, why) : status::io;
     }
     if (locals.size() < 2 || locals.size() > sync_max_local) s = status::unsupported;
     if (s != status::ok && locals.size() > 1) util::verbose("rma: window segment: %s", why.c_str());
     // Round 3: did everybody of my node get it?
     mine.ok = s == status::ok;
-    if (dev::coll_allgather(info.data(), sizeof(node_info), *w->comm) != status::ok) return false;
+    if (dev::coll_allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
     bool all = locals.size() > 1 && locals.size() <= sync_max_local;
-    for (int r : locals) all = all && info[static_cast<std::size_t>(r)].ok;
+    for (int r : locals) all = all && info[r].ok;
     if (creator) w->seg.unlink();
     if (!all) {
         w->seg.reset();
@@ -101,7 +112,7 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
         w->slot_of[static_cast<std::size_t>(r)] = reinterpret_cast<node_slot*>(w->seg.base() + 64 * i);
         if (r == me) shm_off = static_cast<int32_t>(i);
         else w->node_peers.push_back(r);
-        off += round_up(info[static_cast<std::size_t>(r)].size);
+        off += round_up(info[r].size);
     }
     if (memory) w->base = w->direct_base[static_cast<std::size_t>(me)];
     w->my_slot = w->slot_of[static_cast<std::size_t>(me)];

@@ -9,6 +9,7 @@ const char* to_string(status s) noexcept {
         case status::in_progress: return "in progress";
         case status::again: return "resource temporarily exhausted";
         case status::no_mem: return "out of memory";
+        case status::exhausted: return "failed on another process, or no context id is free on every process";
         case status::unsupported: return "unsupported";
         case status::truncated: return "message truncated";
         case status::invalid: return "invalid argument";

@@ -10,6 +10,8 @@ enum class [[nodiscard]] status : int {
     in_progress,   // started, completes later through progress
     again,         // back-pressure: retry after progress
     no_mem,        // a pool or the heap is exhausted
+    exhausted,     // a collective creation failed everywhere: no context id free on
+                   // every process, or another member ran out of memory
     unsupported,   // the layer does not implement this
     truncated,     // message longer than the receive buffer
     invalid,       // bad argument detected below the API
