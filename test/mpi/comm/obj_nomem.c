@@ -14,37 +14,14 @@
  * only would leave the others waiting in the next collective on it.
  * With more ranks a window's creation runs collectives whose own messages
  * allocate, and running out of memory inside a collective's messaging is not
- * survivable (docs/communicators.md, "Out of memory"); there the last rank asks Win_allocate for
- * more memory than exists instead, and every rank must fail.
+ * survivable (docs/communicators.md, "Out of memory"); there the last rank
+ * asks Win_allocate for more memory than exists instead, and every rank
+ * must fail.
  *
- * The program replaces malloc, calloc and realloc (glibc's __libc_*
- * functions do the work), so libmpi, libstdc++ (operator new) and libfabric
- * see the failures; only the main thread's allocations fail. ch4lite only. */
-#include <pthread.h>
-#include <stddef.h>
-
+ * The failures come from nomem.h (it replaces malloc; only the main
+ * thread's allocations fail). ch4lite only. */
 #include "mpitest.h"
-
-extern void* __libc_malloc(size_t);
-extern void* __libc_calloc(size_t, size_t);
-extern void* __libc_realloc(void*, size_t);
-
-static long countdown = -1; /* allocations left before the one that fails; -1: off */
-static long failed = 0;     /* failures injected since the last arm() */
-static pthread_t main_thread;
-
-static int fail_now(void) {
-    if (!pthread_equal(pthread_self(), main_thread) || countdown < 0) return 0;
-    if (countdown-- > 0) return 0;
-    ++failed; /* one failure, then off */
-    return 1;
-}
-void* malloc(size_t n) { return fail_now() ? NULL : __libc_malloc(n); }
-void* calloc(size_t a, size_t b) { return fail_now() ? NULL : __libc_calloc(a, b); }
-void* realloc(void* p, size_t n) { return fail_now() ? NULL : __libc_realloc(p, n); }
-
-static void arm(long k) { failed = 0, countdown = k; }
-static void disarm(void) { countdown = -1; }
+#include "nomem.h"
 
 static int cls(int rc) {
     int c = rc;
@@ -180,7 +157,7 @@ static void still_usable(void) {
 }
 
 int main(int argc, char** argv) {
-    main_thread = pthread_self();
+    nomem_init();
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);

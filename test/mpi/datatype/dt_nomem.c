@@ -3,37 +3,13 @@
  * fails, for every k until the call needs no more. Each call must return
  * MPI_SUCCESS or an error of class MPI_ERR_NO_MEM (under MPI_ERRORS_RETURN),
  * never crash or abort, and the library must stay usable afterwards.
- * The program replaces malloc, calloc and realloc (glibc's __libc_*
- * functions do the work), so libmpi and libstdc++ (operator new) see the
- * failures. Only this thread's allocations count and fail: a helper thread of
- * a library (libfabric's progress) is left alone. ch4lite only: other MPIs
- * may handle this differently. */
-#include <pthread.h>
-#include <stddef.h>
+ * The failures come from nomem.h (it replaces malloc; only the main
+ * thread's allocations fail). ch4lite only: other MPIs may handle this
+ * differently. */
 #include <string.h>
 
 #include "dtcheck.h"
-
-extern void* __libc_malloc(size_t);
-extern void* __libc_calloc(size_t, size_t);
-extern void* __libc_realloc(void*, size_t);
-
-static long countdown = -1; /* allocations left before the one that fails; -1: off */
-static long failed = 0;     /* failures injected since the last arm() */
-static pthread_t main_thread; /* set before MPI_Init starts any other thread */
-
-static int fail_now(void) {
-    if (!pthread_equal(pthread_self(), main_thread) || countdown < 0) return 0;
-    if (countdown-- > 0) return 0;
-    ++failed; /* one failure, then off */
-    return 1;
-}
-void* malloc(size_t n) { return fail_now() ? NULL : __libc_malloc(n); }
-void* calloc(size_t a, size_t b) { return fail_now() ? NULL : __libc_calloc(a, b); }
-void* realloc(void* p, size_t n) { return fail_now() ? NULL : __libc_realloc(p, n); }
-
-static void arm(long k) { failed = 0, countdown = k; }
-static void disarm(void) { countdown = -1; }
+#include "nomem.h"
 
 static int cls(int rc) {
     int c = rc;
@@ -67,7 +43,7 @@ static int mk_resized(MPI_Datatype* t) { return MPI_Type_create_resized(MPI_INT,
 static int mk_dup(MPI_Datatype* t) { return MPI_Type_dup(MPI_DOUBLE, t); }
 
 int main(int argc, char** argv) {
-    main_thread = pthread_self();
+    nomem_init();
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
