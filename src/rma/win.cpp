@@ -93,6 +93,15 @@ status finish(win* w, peer_info mine) noexcept {
     return status::ok;
 }
 
+// No memory for the window object: the other members are about to agree
+// on the window's communicator; join that agreement offering nothing, so
+// that it (and the creation) fails on all of them too.
+status refuse(dev::comm& c) noexcept {
+    dev::comm* none = nullptr;
+    (void)dev::comm_dup(c, none, false);
+    return status::no_mem;
+}
+
 void destroy(win* w) noexcept {
     native_release(w);
     if (w->comm) {
@@ -110,7 +119,7 @@ void destroy(win* w) noexcept {
 status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c,
                   win*& out) noexcept {
     win* w = new (std::nothrow) win;
-    if (!w) return status::no_mem;
+    if (!w) return refuse(c);
     w->base = static_cast<std::byte*>(base);
     w->size = size;
     w->disp_unit = disp_unit;
@@ -134,7 +143,7 @@ status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c,
 status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
                     win*& out) noexcept {
     win* w = new (std::nothrow) win;
-    if (!w) return status::no_mem;
+    if (!w) return refuse(c);
     w->size = size;
     w->disp_unit = disp_unit;
     w->fl = flavor::allocate;

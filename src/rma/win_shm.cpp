@@ -19,6 +19,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -82,8 +83,14 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     const bool creator = locals.front() == me;
     std::string why;
     status s = status::ok;
+    // Out of memory here (names, messages) fails the segment, which round 3
+    // tells every member of the node.
     if (locals.size() > 1 && locals.size() <= sync_max_local && creator) {
-        s = shm::segment::create_unique(dev::g_dev.boot.job_key(), 'w', total, w->seg, why);
+        try {
+            s = shm::segment::create_unique(dev::g_dev.boot.job_key(), 'w', total, w->seg, why);
+        } catch (const std::bad_alloc&) {
+            s = status::no_mem;
+        }
         if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", w->seg.name().c_str());
     }
     // Round 2: the creators' names.
@@ -91,7 +98,11 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     if (dev::coll_allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
     if (locals.size() > 1 && locals.size() <= sync_max_local && !creator) {
         const node_info& c = info[locals.front()];
-        s = c.name[0] ? shm::segment::attach(c.name, total, w->seg, why) : status::io;
+        try {
+            s = c.name[0] ? shm::segment::attach(c.name, total, w->seg, why) : status::io;
+        } catch (const std::bad_alloc&) {
+            s = status::no_mem;
+        }
     }
     if (locals.size() < 2 || locals.size() > sync_max_local) s = status::unsupported;
     if (s != status::ok && locals.size() > 1) util::verbose("rma: window segment: %s", why.c_str());

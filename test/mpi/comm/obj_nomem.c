@@ -7,16 +7,12 @@
  * usable afterwards.
  *
  * Local calls: every rank fails its own allocations; the class must be
- * MPI_ERR_NO_MEM. Collective creations (Comm_dup, Comm_split; Win_create
- * and Win_allocate with one rank): only the last rank fails an allocation,
- * and every rank must reach the same outcome: all succeed, or all fail, the
- * last rank with MPI_ERR_NO_MEM. A creation that succeeded on some ranks
- * only would leave the others waiting in the next collective on it.
- * With more ranks a window's creation runs collectives whose own messages
- * allocate, and running out of memory inside a collective's messaging is not
- * survivable (docs/communicators.md, "Out of memory"); there the last rank
- * asks Win_allocate for more memory than exists instead, and every rank
- * must fail.
+ * MPI_ERR_NO_MEM. Collective creations (Comm_dup, Comm_split, Win_create,
+ * Win_allocate): only the last rank fails an allocation, and every rank must
+ * reach the same outcome: all succeed, or all fail, the last rank with
+ * MPI_ERR_NO_MEM. A creation that succeeded on some ranks only would leave
+ * the others waiting in the next collective on it. Then the last rank asks
+ * Win_allocate for more memory than exists, and every rank must fail.
  *
  * The failures come from nomem.h (it replaces malloc; only the main
  * thread's allocations fail). ch4lite only. */
@@ -193,8 +189,7 @@ int main(int argc, char** argv) {
                                 {"Win_create", c_win_create},
                                 {"Win_allocate", c_win_allocate}};
     const int victim = np - 1;
-    const size_t ncoll = np == 1 ? 4 : 2;
-    for (size_t c = 0; c < ncoll; ++c) {
+    for (size_t c = 0; c < sizeof coll / sizeof coll[0]; ++c) {
         long k = 0, fails = 0;
         for (;; ++k) {
             if (me == victim) arm(k);
@@ -221,7 +216,7 @@ int main(int argc, char** argv) {
             printf("%s: %ld allocations of rank %d failed in turn, %ld creations failed everywhere\n",
                    coll[c].name, k, victim, fails);
     }
-    if (np > 1) {
+    {
         /* The last rank's window memory cannot be had: every rank fails. */
         const MPI_Aint size = me == victim ? (MPI_Aint)1 << 60 : 64;
         int* base = NULL;
