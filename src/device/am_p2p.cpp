@@ -341,7 +341,12 @@ void am_on_split_done(int src, const split_hdr& h) noexcept {
 
 status am_irecv(request* r) noexcept {
     unexpected_msg* m = queues().take_unexpected(r->context, r->match_rank, r->match_tag);
-    if (!m) return queues().post(r) ? status::ok : status::no_mem;
+    if (!m) {
+        if (queues().post(r)) return status::ok;
+        r->cc = 0;  // a failure releases the request, as start_result does
+        request_release(r);
+        return status::no_mem;
+    }
     if (m->rts) {
         accept_rts(r, m->src_lpid, m->src_rank, m->tag, m->sreq_id, m->size, m->raddr);
     } else {

@@ -69,7 +69,7 @@ inline bool am_isend_cell(request* r) noexcept {
     const eager_hdr h{r->context, r->match_rank, r->tag, 0u, 0u};
     return g_dev.shm.am_send_cell(r->peer, am_eager, h, r->buf, r->capacity) == status::ok;
 }
-status am_irecv(request* r) noexcept;   // r: receive request, fields set
+status am_irecv(request* r) noexcept;   // r: receive request, fields set; released on failure
 
 // What a receive without a request got (dev::recv_direct).
 struct direct_recv {
