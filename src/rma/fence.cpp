@@ -29,6 +29,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <new>
 
 #include "device/comm.hpp"
 #include "rma/native.hpp"
@@ -153,12 +154,18 @@ void handle_batch(win& w, int src_world, const batch_hdr& h, const void* payload
             util::warn("rma: dropping a message of a past epoch (%u, now %u)", h.epoch, w.epoch);
             return;
         }
-        future_msg f{src_world, am_rma_batch, {}, {}};
-        const auto* hb = reinterpret_cast<const std::byte*>(&h);
-        f.hdr.assign(hb, hb + sizeof h);
-        const auto* pb = static_cast<const std::byte*>(payload);
-        f.payload.assign(pb, pb + plen);
-        w.future.push_back(std::move(f));
+        // An arriving message cannot be refused: without memory to keep it
+        // the job ends, as for an unexpected point-to-point message.
+        try {
+            future_msg f{src_world, am_rma_batch, {}, {}};
+            const auto* hb = reinterpret_cast<const std::byte*>(&h);
+            f.hdr.assign(hb, hb + sizeof h);
+            const auto* pb = static_cast<const std::byte*>(payload);
+            f.payload.assign(pb, pb + plen);
+            w.future.push_back(std::move(f));
+        } catch (const std::bad_alloc&) {
+            util::fatal("rma: out of memory keeping a %zu-byte message of the next epoch", plen);
+        }
         return;
     }
     if (h.src < 0 || h.src >= w.nranks()) {

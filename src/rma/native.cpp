@@ -3,6 +3,7 @@
 #include "rma/native.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "dame/dame.hpp"
 #include "device/comm.hpp"
@@ -111,6 +112,11 @@ bool native_record(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
     if (piece == 0) return false;
     auto* local = static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb();
     const uint64_t raddr = p.raddr + ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+    try {  // out of memory: the message path takes the operation (and reports it)
+        w.nat.reserve(w.nat.size() + (total + piece - 1) / piece);
+    } catch (const std::bad_alloc&) {
+        return false;
+    }
     target_q& q = w.tq[t];
     for (uint64_t off = 0; off < total; off += piece) {
         native_op n{};

@@ -52,6 +52,7 @@ bool prepare(win* w, std::size_t n) noexcept {
         w->slot_of.assign(n, nullptr);
         w->peers.resize(n);
         w->entered.assign(n, ~0u);
+        w->active.reserve(n);  // each target at most once per epoch: no allocation in an op
         w->node_peers.reserve(n);
         w->node_scratch.resize(node_scratch_bytes(static_cast<int>(n)));
     } catch (const std::bad_alloc&) {

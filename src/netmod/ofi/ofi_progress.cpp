@@ -3,6 +3,7 @@
 // messages arriving in multi-receive buffers, probes and cancels.
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "netmod/ofi/ofi_netmod.hpp"
 #include "util/log.hpp"
@@ -155,7 +156,14 @@ status netmod::isend_sync(int peer, uint64_t tag, const void* buf, std::size_t n
         sync_free_.pop_back();
     } else {
         cookie = static_cast<uint32_t>(sync_table_.size());
-        sync_table_.push_back(nullptr);
+        try {
+            // sync_free_ never holds more cookies than the table has: with
+            // room for all of them, returning a cookie never allocates.
+            sync_free_.reserve(sync_table_.size() + 1);
+            sync_table_.push_back(nullptr);
+        } catch (const std::bad_alloc&) {
+            return status::no_mem;
+        }
     }
     st->kind = op_kind::tsend_sync;
     st->pending = 2;  // local completion + the receiver's ack
