@@ -11,8 +11,9 @@
  * Win_allocate): only the last rank fails an allocation, and every rank must
  * reach the same outcome: all succeed, or all fail, the last rank with
  * MPI_ERR_NO_MEM. A creation that succeeded on some ranks only would leave
- * the others waiting in the next collective on it. Then the last rank asks
- * Win_allocate for more memory than exists, and every rank must fail.
+ * the others waiting in the next collective on it. Then Put, Get and
+ * Accumulate in fence epochs fail on every rank (rma_ops), and the last rank
+ * asks Win_allocate for more memory than exists: every rank must fail.
  *
  * The failures come from nomem.h (it replaces malloc; only the main
  * thread's allocations fail). ch4lite only. */
@@ -152,6 +153,55 @@ static void still_usable(void) {
     CHECK_MPI(MPI_Win_free(&w));
 }
 
+/* RMA operations in fence epochs: every rank fails the k-th allocation of
+ * its own Put / Get / Accumulate (the fences are not armed). An operation
+ * that fails must say MPI_ERR_NO_MEM and leave the epoch intact; one that
+ * succeeded must have moved its data. */
+static void rma_ops(void) {
+    enum { n = 64 };
+    static int wbuf[n];
+    MPI_Win w;
+    CHECK_MPI(MPI_Win_create(wbuf, sizeof wbuf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    const int to = (me + 1) % np, from = (me + np - 1) % np;
+    const char* names[3] = {"Put", "Get", "Accumulate"};
+    int src[n], dst[n];
+    for (int op = 0; op < 3; ++op) {
+        long k = 0, nomem = 0;
+        for (;; ++k) {
+            for (int i = 0; i < n; ++i) wbuf[i] = -1, src[i] = me * 1000 + i, dst[i] = -2;
+            CHECK_MPI(MPI_Win_fence(0, w));
+            arm(k);
+            int rc = MPI_SUCCESS;
+            if (op == 0) rc = MPI_Put(src, n, MPI_INT, to, 0, n, MPI_INT, w);
+            if (op == 1) rc = MPI_Get(dst, n, MPI_INT, to, 0, n, MPI_INT, w);
+            if (op == 2) rc = MPI_Accumulate(src, n, MPI_INT, to, 0, n, MPI_INT, MPI_SUM, w);
+            long hit = failed;
+            disarm();
+            CHECK(rc == MPI_SUCCESS || cls(rc) == MPI_ERR_NO_MEM,
+                  "%s, allocation %ld failing: class %d, want success or MPI_ERR_NO_MEM", names[op],
+                  k, cls(rc));
+            nomem += rc != MPI_SUCCESS;
+            CHECK_MPI(MPI_Win_fence(0, w));
+            int ok = rc == MPI_SUCCESS, ok_from = 0;
+            CHECK_MPI(MPI_Sendrecv(&ok, 1, MPI_INT, to, 9, &ok_from, 1, MPI_INT, from, 9,
+                                   MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            for (int i = 0; i < n; ++i) {
+                const int want = op == 1 || !ok_from ? -1 : op == 0 ? from * 1000 + i : from * 1000 + i - 1;
+                CHECK(wbuf[i] == want, "%s, allocation %ld failing: window[%d] = %d, want %d",
+                      names[op], k, i, wbuf[i], want);
+                CHECK(op != 1 || dst[i] == (ok ? -1 : -2), "Get, allocation %ld failing: got[%d] = %d",
+                      k, i, dst[i]);
+            }
+            CHECK_MPI(MPI_Allreduce(MPI_IN_PLACE, &hit, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD));
+            if (!hit) break;
+        }
+        if (me == 0)
+            printf("%s in an epoch: %ld allocations failed in turn, %ld reported MPI_ERR_NO_MEM on rank 0\n",
+                   names[op], k, nomem);
+    }
+    CHECK_MPI(MPI_Win_free(&w));
+}
+
 int main(int argc, char** argv) {
     nomem_init();
     mt_init(&argc, &argv);
@@ -216,6 +266,7 @@ int main(int argc, char** argv) {
             printf("%s: %ld allocations of rank %d failed in turn, %ld creations failed everywhere\n",
                    coll[c].name, k, victim, fails);
     }
+    rma_ops();
     {
         /* The last rank's window memory cannot be had: every rank fails. */
         const MPI_Aint size = me == victim ? (MPI_Aint)1 << 60 : 64;
