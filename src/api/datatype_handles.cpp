@@ -5,10 +5,7 @@
 
 namespace ch4lite::api {
 
-detail::type_table& detail::types() noexcept {
-    static type_table table;
-    return table;
-}
+constinit detail::type_table detail::g_types;
 
 MPI_Datatype new_type_handle(dame::type* t, int* err_class) noexcept {
     const uintptr_t h = detail::types().insert(t);

@@ -14,7 +14,10 @@ namespace ch4lite::api {
 
 namespace detail {
 using type_table = util::handle_table<dame::type, util::handle_kind::datatype>;
-type_table& types() noexcept;
+// Constant-initialized (no guard on use), so a lookup inlines to a bounds
+// check and a generation check.
+extern type_table g_types;
+inline type_table& types() noexcept { return g_types; }
 }  // namespace detail
 
 // nullptr for MPI_DATATYPE_NULL, freed or garbage handles.
