@@ -18,11 +18,16 @@ namespace {
 using dame::contents;
 using dame::type;
 
-// Out of memory while building a type or recording its contents: the new
-// type (if any) is dropped and the call fails cleanly.
-int no_mem(const char* fn, type* t) {
-    if (t) t->release();
-    DT_FAIL(MPI_ERR_NO_MEM, "out of memory creating the datatype");
+// Runs body (build the type into t, record its contents, finish()); out of
+// memory on the way drops the new type (if any) and fails the call cleanly.
+template <class Body>
+int guarded(const char* fn, type*& t, Body&& body) {
+    try {
+        return body();
+    } catch (const std::bad_alloc&) {
+        if (t) t->release();
+        DT_FAIL(MPI_ERR_NO_MEM, "out of memory creating the datatype");
+    }
 }
 
 // Room for n values in ints (small) or counts (large), allocated once.
@@ -56,13 +61,11 @@ int contiguous_impl(const char* fn, int64_t count, bool large, MPI_Datatype oldt
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     const status s = dame::make_contiguous(count, old, &t);
-    try {
+    return guarded(fn, t, [&] {
         contents c;
         put(c, large, {count});
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
-    } catch (const std::bad_alloc&) {
-        return no_mem(fn, t);
-    }
+    });
 }
 
 int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool bytes, bool large,
@@ -75,16 +78,14 @@ int vector_impl(const char* fn, int64_t count, int64_t bl, int64_t stride, bool 
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     const status s = dame::make_vector(count, bl, stride, bytes, old, &t);
-    try {
+    return guarded(fn, t, [&] {
         contents c;
         reserve(c, large, bytes && !large ? 2 : 3);
         put(c, large, {count, bl});
         if (bytes && !large) c.aints.push_back(stride);
         else put(c, large, {stride});
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
-    } catch (const std::bad_alloc&) {
-        return no_mem(fn, t);
-    }
+    });
 }
 
 template <class B, class D>
@@ -104,7 +105,7 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
-    try {
+    return guarded(fn, t, [&] {
         const std::vector<int64_t> b = widen(bl, count), d = widen(disps, count);
         const status s = dame::make_indexed(count, b.data(), d.data(), bytes, old, &t);
         contents c;
@@ -114,9 +115,7 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
         if (bytes && !large) c.aints = d;
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
-    } catch (const std::bad_alloc&) {
-        return no_mem(fn, t);
-    }
+    });
 }
 
 template <class D>
@@ -130,7 +129,7 @@ int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool b
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
-    try {
+    return guarded(fn, t, [&] {
         const std::vector<int64_t> d = widen(disps, count);
         const status s = dame::make_indexed_block(count, bl, d.data(), bytes, old, &t);
         contents c;
@@ -139,9 +138,7 @@ int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool b
         if (bytes && !large) c.aints = d;
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
-    } catch (const std::bad_alloc&) {
-        return no_mem(fn, t);
-    }
+    });
 }
 
 template <class B, class D>
@@ -156,7 +153,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
     }
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
-    try {
+    return guarded(fn, t, [&] {
         std::vector<type*> ts(count);
         for (int64_t i = 0; i < count; ++i) {
             if (bl[i] < 0)
@@ -175,9 +172,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
         if (!large) c.aints = d;
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, ts, newtype);
-    } catch (const std::bad_alloc&) {
-        return no_mem(fn, t);
-    }
+    });
 }
 
 template <class N>
@@ -202,7 +197,7 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
-    try {
+    return guarded(fn, t, [&] {
         const std::vector<int64_t> z = widen(sizes, ndims), sub = widen(subsizes, ndims),
                                    st = widen(starts, ndims);
         const status s = dame::make_subarray(ndims, z.data(), sub.data(), st.data(),
@@ -216,9 +211,7 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
         put(c, large, st);
         c.ints.push_back(order);
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
-    } catch (const std::bad_alloc&) {
-        return no_mem(fn, t);
-    }
+    });
 }
 
 int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t extent, bool large,
@@ -229,14 +222,12 @@ int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t exten
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     const status s = dame::make_resized(old, lb, extent, &t);
-    try {
+    return guarded(fn, t, [&] {
         contents c;
         if (large) c.counts = {lb, extent};
         else c.aints = {lb, extent};
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
-    } catch (const std::bad_alloc&) {
-        return no_mem(fn, t);
-    }
+    });
 }
 
 }  // namespace

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "api/datatype_handles.hpp"
 
-#include <new>
-
 namespace ch4lite::api {
 
 constinit detail::type_table detail::g_types;
