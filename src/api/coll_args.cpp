@@ -11,7 +11,7 @@
 namespace ch4lite::api::coll {
 
 int check_comm(const char* fn, MPI_Comm comm, dev::comm*& out) noexcept {
-    if (!is_initialized()) return require_init(fn);
+    CH4_REQUIRE_INIT_IN(fn);
     out = lookup_comm(comm);
     if (!out) COLL_FAIL(MPI_ERR_COMM, "invalid communicator");
     return MPI_SUCCESS;

@@ -39,11 +39,13 @@ void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept {
     *newcomm = reinterpret_cast<MPI_Comm>(c->handle);
 }
 
-int dup(const char* fn, MPI_Comm comm, MPI_Comm* newcomm) noexcept {
-    if (!api::is_initialized()) return api::require_init(fn);
+int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcept {
+    CH4_REQUIRE_INIT_IN(fn);
     dev::comm* c = api::lookup_comm(comm);
-    if (!c) return api::raise(comm, api::error_code(MPI_ERR_COMM, fn, "invalid communicator"));
-    if (!newcomm) return api::raise(comm, api::error_code(MPI_ERR_ARG, fn, "newcomm (output) is NULL"));
+    if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
+    if (!api::info_is_valid(info))
+        CH4_FAIL_IN(fn, comm, MPI_ERR_INFO, CH4_INFO_MSG, static_cast<void*>(info));
+    if (!newcomm) CH4_FAIL_IN(fn, comm, MPI_ERR_ARG, "newcomm (output) is NULL");
     dev::comm* out = nullptr;
     if (const status s = dev::comm_dup(*c, out); s != status::ok) return creation_failed(fn, comm, s);
     hand_out(out, newcomm);
@@ -60,11 +62,13 @@ int dup(const char* fn, MPI_Comm comm, MPI_Comm* newcomm) noexcept {
 
 extern "C" {
 
-int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) { return dup(__func__, comm, newcomm); }
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+    return dup(__func__, comm, MPI_INFO_NULL, newcomm);
+}
 
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-    (void)info;  // no communicator hints are supported; MPI lets us ignore them
-    return dup(__func__, comm, newcomm);
+    // no communicator hints are supported; MPI lets us ignore them
+    return dup(__func__, comm, info, newcomm);
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
@@ -82,10 +86,11 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-    (void)info;
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    if (!api::info_is_valid(info))
+        CH4_FAIL(comm, MPI_ERR_INFO, CH4_INFO_MSG, static_cast<void*>(info));
     if (!newcomm) CH4_FAIL(comm, MPI_ERR_ARG, "newcomm (output) is NULL");
     int color = MPI_UNDEFINED;
     switch (split_type) {

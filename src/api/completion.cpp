@@ -37,14 +37,14 @@ namespace {
 
 // Argument checks shared by the array forms.
 int check_array(const char* func, int count, MPI_Request reqs[]) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     if (count < 0) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_COUNT, "invalid count %d: must be >= 0", count);
     if (count > 0 && !reqs) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "array_of_requests is NULL");
     return MPI_SUCCESS;
 }
 
 int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status, bool blocking) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     if (!request) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "request is NULL");
     if (!blocking && !flag) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "flag (output) is NULL");
     if (*request == MPI_REQUEST_NULL) {

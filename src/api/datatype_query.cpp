@@ -111,11 +111,8 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* 
 }
 
 int MPI_Get_address(const void* location, MPI_Aint* address) {
-    const char* fn = __func__;  // usable before MPI_Init (MPI 5.1.5)
-    if (!address) {
-        if (!api::is_initialized()) return MPI_ERR_ARG;
-        DT_FAIL(MPI_ERR_ARG, "invalid address: must not be NULL");
-    }
+    // usable before MPI_Init (MPI 5.1.5)
+    if (!address) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid address: must not be NULL");
     *address = reinterpret_cast<MPI_Aint>(location);
     return MPI_SUCCESS;
 }

@@ -13,14 +13,9 @@
 #include "api/datatype_handles.hpp"
 #include "api/errors.hpp"
 
-#define DT_FAIL(cls, ...) \
-    return ::ch4lite::api::raise_self(::ch4lite::api::error_code((cls), fn, __VA_ARGS__))
-// CH4_REQUIRE_INIT for helpers: reports the MPI function's name, not the helper's.
-#define DT_REQUIRE_INIT()                                                  \
-    do {                                                                   \
-        if (__builtin_expect(!::ch4lite::api::is_initialized(), 0))        \
-            return ::ch4lite::api::require_init(fn);                       \
-    } while (0)
+// Helpers here name the MPI function in `fn`.
+#define DT_FAIL(cls, ...) CH4_FAIL_SELF_IN(fn, cls, __VA_ARGS__)
+#define DT_REQUIRE_INIT() CH4_REQUIRE_INIT_IN(fn)
 #define DT_TRY(expr)                        \
     do {                                    \
         if (int rc_ = (expr); rc_ != 0) return rc_; \

@@ -135,14 +135,8 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
 }
 
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
-    if (!string || !resultlen) {
-        if (!api::is_initialized()) return MPI_ERR_ARG;
-        CH4_FAIL_SELF(MPI_ERR_ARG, "string or resultlen is NULL");
-    }
-    if (!api::valid_code(errorcode)) {
-        if (!api::is_initialized()) return MPI_ERR_ARG;
-        CH4_FAIL_SELF(MPI_ERR_ARG, "invalid error code %d", errorcode);
-    }
+    if (!string || !resultlen) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "string or resultlen is NULL");
+    if (!api::valid_code(errorcode)) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid error code %d", errorcode);
     const char* t = api::text_of(errorcode);
     std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", t);
     *resultlen = static_cast<int>(std::strlen(string));
@@ -150,14 +144,8 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
 }
 
 int MPI_Error_class(int errorcode, int* errorclass) {
-    if (!errorclass) {
-        if (!api::is_initialized()) return MPI_ERR_ARG;
-        CH4_FAIL_SELF(MPI_ERR_ARG, "errorclass is NULL");
-    }
-    if (!api::valid_code(errorcode)) {
-        if (!api::is_initialized()) return MPI_ERR_ARG;
-        CH4_FAIL_SELF(MPI_ERR_ARG, "invalid error code %d", errorcode);
-    }
+    if (!errorclass) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "errorclass is NULL");
+    if (!api::valid_code(errorcode)) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid error code %d", errorcode);
     *errorclass = api::class_of(errorcode);
     return MPI_SUCCESS;
 }

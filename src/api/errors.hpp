@@ -50,12 +50,26 @@ inline bool is_initialized() noexcept { return dev::g_active; }
 
 }  // namespace ch4lite::api
 
-#define CH4_FAIL(comm, cls, ...) \
-    return ::ch4lite::api::raise((comm), ::ch4lite::api::error_code((cls), __func__, __VA_ARGS__))
-#define CH4_FAIL_SELF(cls, ...) \
-    return ::ch4lite::api::raise_self(::ch4lite::api::error_code((cls), __func__, __VA_ARGS__))
-#define CH4_REQUIRE_INIT()                                                      \
+// The _IN forms are for helpers shared by several MPI functions: they name
+// the MPI function (func) in the message, not the helper.
+#define CH4_FAIL_IN(func, comm, cls, ...) \
+    return ::ch4lite::api::raise((comm), ::ch4lite::api::error_code((cls), (func), __VA_ARGS__))
+#define CH4_FAIL_SELF_IN(func, cls, ...) \
+    return ::ch4lite::api::raise_self(::ch4lite::api::error_code((cls), (func), __VA_ARGS__))
+#define CH4_REQUIRE_INIT_IN(func)                                               \
     do {                                                                        \
         if (__builtin_expect(!::ch4lite::api::is_initialized(), 0))             \
-            return ::ch4lite::api::require_init(__func__);                      \
+            return ::ch4lite::api::require_init(func);                          \
+    } while (0)
+#define CH4_FAIL(comm, cls, ...) CH4_FAIL_IN(__func__, comm, cls, __VA_ARGS__)
+#define CH4_FAIL_SELF(cls, ...) CH4_FAIL_SELF_IN(__func__, cls, __VA_ARGS__)
+#define CH4_REQUIRE_INIT() CH4_REQUIRE_INIT_IN(__func__)
+// For the functions MPI allows before MPI_Init and after MPI_Finalize
+// (MPI_Initialized, MPI_Get_version, MPI_Error_string, ...): while MPI is
+// active the error is raised on MPI_COMM_SELF with its message; outside,
+// only the class is returned (no handler may run then).
+#define CH4_FAIL_ANYTIME(cls, ...)                                              \
+    do {                                                                        \
+        if (!::ch4lite::api::is_initialized()) return (cls);                    \
+        CH4_FAIL_SELF(cls, __VA_ARGS__);                                        \
     } while (0)

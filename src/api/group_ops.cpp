@@ -18,7 +18,7 @@ namespace {
 #define GROUP_FAIL(cls, ...) return api::raise_self(api::error_code((cls), fn, __VA_ARGS__))
 
 int lookup(const char* fn, MPI_Group h, const char* what, dev::group*& g) noexcept {
-    if (!api::is_initialized()) return api::require_init(fn);
+    CH4_REQUIRE_INIT_IN(fn);
     g = api::lookup_group(h);
     if (!g) GROUP_FAIL(MPI_ERR_GROUP, "invalid %s", what);
     return MPI_SUCCESS;

@@ -14,21 +14,21 @@ using namespace ch4lite;
 extern "C" {
 
 int MPI_Get_version(int* version, int* subversion) {
-    if (!version || !subversion) return MPI_ERR_ARG;
+    if (!version || !subversion) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "version or subversion is NULL");
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
 int MPI_Abi_get_version(int* abi_major, int* abi_minor) {
-    if (!abi_major || !abi_minor) return MPI_ERR_ARG;
+    if (!abi_major || !abi_minor) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "abi_major or abi_minor is NULL");
     *abi_major = MPI_ABI_VERSION;
     *abi_minor = MPI_ABI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
 int MPI_Get_library_version(char* version, int* resultlen) {
-    if (!version || !resultlen) return MPI_ERR_ARG;
+    if (!version || !resultlen) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "version or resultlen is NULL");
     const std::string v = dev::library_version();
     std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", v.c_str());
     *resultlen = static_cast<int>(std::strlen(version));

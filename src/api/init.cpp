@@ -53,13 +53,13 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 }
 
 int MPI_Initialized(int* flag) {
-    if (!flag) return MPI_ERR_ARG;
+    if (!flag) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "flag (output) is NULL");
     *flag = dev::g_dev.initialized ? 1 : 0;
     return MPI_SUCCESS;
 }
 
 int MPI_Finalized(int* flag) {
-    if (!flag) return MPI_ERR_ARG;
+    if (!flag) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "flag (output) is NULL");
     *flag = dev::g_dev.finalized ? 1 : 0;
     return MPI_SUCCESS;
 }

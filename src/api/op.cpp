@@ -18,7 +18,7 @@ util::handle_table<dev::user_op, util::handle_kind::op> g_ops;
 
 int create(const char* fn, MPI_User_function* f, MPI_User_function_c* fc, int commute,
            MPI_Op* op) noexcept {
-    if (!is_initialized()) return require_init(fn);
+    CH4_REQUIRE_INIT_IN(fn);
     if (!f && !fc) return raise_self(error_code(MPI_ERR_ARG, fn, "user_fn is NULL"));
     if (!op) return raise_self(error_code(MPI_ERR_ARG, fn, "op (output) is NULL"));
     auto* u = new (std::nothrow) dev::user_op;
@@ -39,7 +39,7 @@ template <class C>
 int reduce_local(const char* fn, const void* in, void* inout, C count, MPI_Datatype dt,
                  MPI_Op op) noexcept {
     const MPI_Comm comm = MPI_COMM_SELF;  // errors not tied to a communicator
-    if (!is_initialized()) return require_init(fn);
+    CH4_REQUIRE_INIT_IN(fn);
     const dame::type* t = nullptr;
     COLL_TRY(coll::check_buf(fn, comm, "inbuf", in, count, dt, t));
     COLL_TRY(coll::check_buf(fn, comm, "inoutbuf", inout, count, dt, t));

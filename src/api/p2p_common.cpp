@@ -38,7 +38,7 @@ dev::request* null_request(dev::req_kind kind) noexcept {
 
 int send_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt, int dest, int tag,
               MPI_Comm comm, send_mode mode, MPI_Request* request) noexcept {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     dev::comm* c = lookup_comm(comm);
     if (!c) CH4_FAIL_IN(func, comm, MPI_ERR_COMM, "invalid communicator");
     dt_info d;
@@ -83,7 +83,7 @@ int send_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt,
 
 int recv_impl(const char* func, void* buf, int64_t count, MPI_Datatype dt, int source, int tag,
               MPI_Comm comm, MPI_Status* status, MPI_Request* request) noexcept {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     dev::comm* c = lookup_comm(comm);
     if (!c) CH4_FAIL_IN(func, comm, MPI_ERR_COMM, "invalid communicator");
     dt_info d;

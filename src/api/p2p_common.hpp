@@ -17,9 +17,6 @@
 #include "device/p2p.hpp"
 #include "device/request.hpp"
 
-#define CH4_FAIL_IN(func, comm, cls, ...) \
-    return ::ch4lite::api::raise((comm), ::ch4lite::api::error_code((cls), (func), __VA_ARGS__))
-
 namespace ch4lite::api {
 
 // Checks (comm, count, datatype, buffer) of a message buffer and computes its

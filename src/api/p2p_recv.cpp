@@ -14,7 +14,7 @@ namespace {
 int irecv_checked(const char* func, void* buf, int64_t count, MPI_Datatype dt, int source, int tag,
                   MPI_Comm comm, MPI_Request* request) {
     if (!request) {
-        CH4_REQUIRE_INIT();
+        CH4_REQUIRE_INIT_IN(func);
         CH4_FAIL_IN(func, comm, MPI_ERR_ARG, "request (output) is NULL");
     }
     return api::recv_impl(func, buf, count, dt, source, tag, comm, MPI_STATUS_IGNORE, request);
@@ -45,7 +45,7 @@ int sendrecv_impl(const char* func, const void* sbuf, int64_t scount, MPI_Dataty
 
 int sendrecv_replace_impl(const char* func, void* buf, int64_t count, MPI_Datatype dt, int dest,
                           int stag, int source, int rtag, MPI_Comm comm, MPI_Status* status) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     if (!api::comm_is_valid(comm)) CH4_FAIL_IN(func, comm, MPI_ERR_COMM, "invalid communicator");
     api::dt_info d;
     std::size_t bytes = 0;
@@ -70,7 +70,7 @@ int sendrecv_replace_impl(const char* func, void* buf, int64_t count, MPI_Dataty
 
 int probe_impl(const char* func, int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status,
                bool blocking) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL_IN(func, comm, MPI_ERR_COMM, "invalid communicator");
     if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
@@ -110,17 +110,15 @@ int probe_impl(const char* func, int source, int tag, MPI_Comm comm, int* flag, 
 }
 
 int get_count_impl(const char* func, const MPI_Status* status, MPI_Datatype dt, int64_t& out) {
-    CH4_REQUIRE_INIT();
-    if (!status) CH4_FAIL_SELF(MPI_ERR_ARG, "status is NULL");
+    if (!status) CH4_FAIL_SELF_IN(func, MPI_ERR_ARG, "status is NULL");
     api::dt_info d;
-    if (!api::resolve_dt(dt, d)) CH4_FAIL_SELF(MPI_ERR_TYPE, "invalid datatype");
+    if (!api::resolve_dt(dt, d)) CH4_FAIL_SELF_IN(func, MPI_ERR_TYPE, "invalid datatype");
     const int64_t bytes = api::status_bytes(status);
     if (d.size == 0) {
         out = bytes == 0 ? 0 : int64_t{MPI_UNDEFINED};
     } else {
         out = bytes % d.size == 0 ? bytes / d.size : int64_t{MPI_UNDEFINED};
     }
-    (void)func;
     return MPI_SUCCESS;
 }
 
@@ -171,6 +169,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     return probe_impl(__func__, source, tag, comm, flag, status, false);
 }
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype dt, int* count) {
+    CH4_REQUIRE_INIT();
     if (!count) CH4_FAIL_SELF(MPI_ERR_ARG, "count (output) is NULL");
     int64_t n = 0;
     if (const int rc = get_count_impl(__func__, status, dt, n)) return rc;
@@ -178,6 +177,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype dt, int* count) {
     return MPI_SUCCESS;
 }
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype dt, MPI_Count* count) {
+    CH4_REQUIRE_INIT();
     if (!count) CH4_FAIL_SELF(MPI_ERR_ARG, "count (output) is NULL");
     int64_t n = 0;
     if (const int rc = get_count_impl(__func__, status, dt, n)) return rc;

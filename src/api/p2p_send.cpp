@@ -10,7 +10,7 @@ namespace {
 int isend_checked(const char* func, const void* buf, int64_t count, MPI_Datatype dt, int dest,
                   int tag, MPI_Comm comm, send_mode mode, MPI_Request* request) {
     if (!request) {
-        CH4_REQUIRE_INIT();
+        CH4_REQUIRE_INIT_IN(func);
         CH4_FAIL_IN(func, comm, MPI_ERR_ARG, "request (output) is NULL");
     }
     return api::send_impl(func, buf, count, dt, dest, tag, comm, mode, request);

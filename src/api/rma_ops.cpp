@@ -131,7 +131,7 @@ int check_acc(const char* func, MPI_Win win, MPI_Op op, const dame::type* origin
 template <bool is_get>
 [[gnu::noinline, gnu::cold]] int xfer_checked(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
                  MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     args a;
     rma::buf_spec o;
     if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
@@ -205,7 +205,7 @@ template <bool is_get>
                                              MPI_Datatype otype, int rank, MPI_Aint disp,
                                              int64_t tcount, MPI_Datatype ttype, MPI_Op op,
                                              MPI_Win win) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     args a;
     rma::buf_spec o;
     dev::op_id id;
@@ -260,7 +260,7 @@ struct acc_args {
                                                 MPI_Datatype rtype, int rank, MPI_Aint disp,
                                                 int64_t tcount, MPI_Datatype ttype, MPI_Op op,
                                                 MPI_Win win) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     args a;
     rma::buf_spec o{}, r{};
     dev::op_id id;

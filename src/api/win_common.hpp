@@ -21,5 +21,3 @@ inline rma::win* lookup_win(MPI_Win w) noexcept {
 #define CH4_FAIL_WIN_IN(func, win, cls, ...) \
     return ::ch4lite::api::raise_win((win), ::ch4lite::api::error_code((cls), (func), __VA_ARGS__))
 #define CH4_FAIL_WIN(win, cls, ...) CH4_FAIL_WIN_IN(__func__, win, cls, __VA_ARGS__)
-#define CH4_FAIL_COMM_IN(func, comm, cls, ...) \
-    return ::ch4lite::api::raise((comm), ::ch4lite::api::error_code((cls), (func), __VA_ARGS__))

@@ -14,43 +14,45 @@ using namespace ch4lite;
 namespace {
 
 // Shared checks; returns MPI_SUCCESS or the raised code.
-int check_create(const char* func, MPI_Aint size, int64_t disp_unit, MPI_Comm comm, MPI_Win* win,
-                 dev::comm*& c) {
+int check_create(const char* func, MPI_Aint size, int64_t disp_unit, MPI_Info info, MPI_Comm comm,
+                 MPI_Win* win, dev::comm*& c) {
     c = api::lookup_comm(comm);
-    if (!c) CH4_FAIL_COMM_IN(func, comm, MPI_ERR_COMM, "invalid communicator");
-    if (!win) CH4_FAIL_COMM_IN(func, comm, MPI_ERR_ARG, "win (output) is NULL");
-    if (size < 0) CH4_FAIL_COMM_IN(func, comm, MPI_ERR_SIZE, "invalid size %ld: must be >= 0", static_cast<long>(size));
+    if (!c) CH4_FAIL_IN(func, comm, MPI_ERR_COMM, "invalid communicator");
+    if (!api::info_is_valid(info))
+        CH4_FAIL_IN(func, comm, MPI_ERR_INFO, CH4_INFO_MSG, static_cast<void*>(info));
+    if (!win) CH4_FAIL_IN(func, comm, MPI_ERR_ARG, "win (output) is NULL");
+    if (size < 0) CH4_FAIL_IN(func, comm, MPI_ERR_SIZE, "invalid size %ld: must be >= 0", static_cast<long>(size));
     if (disp_unit <= 0)
-        CH4_FAIL_COMM_IN(func, comm, MPI_ERR_DISP, "invalid disp_unit %ld: must be > 0", static_cast<long>(disp_unit));
+        CH4_FAIL_IN(func, comm, MPI_ERR_DISP, "invalid disp_unit %ld: must be > 0", static_cast<long>(disp_unit));
     return MPI_SUCCESS;
 }
 
-int create_impl(const char* func, void* base, MPI_Aint size, int64_t disp_unit, MPI_Comm comm,
-                MPI_Win* win) {
-    CH4_REQUIRE_INIT();
+int create_impl(const char* func, void* base, MPI_Aint size, int64_t disp_unit, MPI_Info info,
+                MPI_Comm comm, MPI_Win* win) {
+    CH4_REQUIRE_INIT_IN(func);
     dev::comm* c = nullptr;
-    if (int rc = check_create(func, size, disp_unit, comm, win, c)) return rc;
-    if (!base && size > 0) CH4_FAIL_COMM_IN(func, comm, MPI_ERR_BASE, "base is NULL but size is %ld", static_cast<long>(size));
+    if (int rc = check_create(func, size, disp_unit, info, comm, win, c)) return rc;
+    if (!base && size > 0) CH4_FAIL_IN(func, comm, MPI_ERR_BASE, "base is NULL but size is %ld", static_cast<long>(size));
     rma::win* w = nullptr;
     const status s = rma::win_create(base, static_cast<uint64_t>(size), disp_unit, *c, w);
     if (s != status::ok)
-        CH4_FAIL_COMM_IN(func, comm, api::class_of(s), "cannot create the window: %s", to_string(s));
+        CH4_FAIL_IN(func, comm, api::class_of(s), "cannot create the window: %s", to_string(s));
     *win = reinterpret_cast<MPI_Win>(w->handle);
     return MPI_SUCCESS;
 }
 
-int allocate_impl(const char* func, MPI_Aint size, int64_t disp_unit, MPI_Comm comm, void* baseptr,
-                  MPI_Win* win) {
-    CH4_REQUIRE_INIT();
+int allocate_impl(const char* func, MPI_Aint size, int64_t disp_unit, MPI_Info info, MPI_Comm comm,
+                  void* baseptr, MPI_Win* win) {
+    CH4_REQUIRE_INIT_IN(func);
     dev::comm* c = nullptr;
-    if (int rc = check_create(func, size, disp_unit, comm, win, c)) return rc;
-    if (!baseptr) CH4_FAIL_COMM_IN(func, comm, MPI_ERR_ARG, "baseptr is NULL");
+    if (int rc = check_create(func, size, disp_unit, info, comm, win, c)) return rc;
+    if (!baseptr) CH4_FAIL_IN(func, comm, MPI_ERR_ARG, "baseptr is NULL");
     rma::win* w = nullptr;
     void* base = nullptr;
     const status s = rma::win_allocate(static_cast<uint64_t>(size), disp_unit, *c, base, w);
     if (s != status::ok)
-        CH4_FAIL_COMM_IN(func, comm, api::class_of(s), "cannot create a window of %ld bytes: %s",
-                         static_cast<long>(size), to_string(s));
+        CH4_FAIL_IN(func, comm, api::class_of(s), "cannot create a window of %ld bytes: %s",
+                    static_cast<long>(size), to_string(s));
     *static_cast<void**>(baseptr) = base;
     *win = reinterpret_cast<MPI_Win>(w->handle);
     return MPI_SUCCESS;
@@ -62,26 +64,23 @@ extern "C" {
 
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win* win) {
-    (void)info;  // no window info keys are interpreted
-    return create_impl(__func__, base, size, disp_unit, comm, win);
+    // no window info keys are interpreted
+    return create_impl(__func__, base, size, disp_unit, info, comm, win);
 }
 
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                      MPI_Win* win) {
-    (void)info;
-    return create_impl(__func__, base, size, disp_unit, comm, win);
+    return create_impl(__func__, base, size, disp_unit, info, comm, win);
 }
 
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                      MPI_Win* win) {
-    (void)info;
-    return allocate_impl(__func__, size, disp_unit, comm, baseptr, win);
+    return allocate_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                        void* baseptr, MPI_Win* win) {
-    (void)info;
-    return allocate_impl(__func__, size, disp_unit, comm, baseptr, win);
+    return allocate_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
 int MPI_Win_free(MPI_Win* win) {

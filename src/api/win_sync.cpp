@@ -12,7 +12,7 @@ constexpr int fence_asserts =
     MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED | MPI_MODE_NOCHECK;
 
 int unsupported(const char* func, MPI_Win win) {
-    CH4_REQUIRE_INIT();
+    CH4_REQUIRE_INIT_IN(func);
     if (!api::lookup_win(win)) CH4_FAIL_WIN_IN(func, win, MPI_ERR_WIN, "invalid window");
     CH4_FAIL_WIN_IN(func, win, MPI_ERR_UNSUPPORTED_OPERATION,
                     "not supported: ch4lite implements active-target synchronization with "

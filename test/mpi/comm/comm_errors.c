@@ -40,6 +40,10 @@ int main(int argc, char** argv) {
     EXPECT(MPI_Comm_split(MPI_COMM_WORLD, -5, 0, &c), MPI_ERR_ARG, "MPI_Comm_split");
     EXPECT(MPI_Comm_split_type(MPI_COMM_WORLD, 12345, 0, MPI_INFO_NULL, &c), MPI_ERR_ARG,
            "MPI_Comm_split_type");
+    EXPECT(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, (MPI_Info)(intptr_t)0x4242, &c),
+           MPI_ERR_INFO, "MPI_Comm_split_type");
+    EXPECT(MPI_Comm_dup_with_info(MPI_COMM_WORLD, (MPI_Info)(intptr_t)0x4242, &c), MPI_ERR_INFO,
+           "MPI_Comm_dup_with_info");
     EXPECT(MPI_Comm_create(MPI_COMM_WORLD, MPI_GROUP_NULL, &c), MPI_ERR_GROUP, "MPI_Comm_create");
     EXPECT(MPI_Comm_compare(MPI_COMM_WORLD, (MPI_Comm)0x1234567, &res), MPI_ERR_COMM, "MPI_Comm_compare");
     EXPECT(MPI_Comm_group(MPI_COMM_NULL, &g), MPI_ERR_COMM, "MPI_Comm_group");

@@ -35,6 +35,34 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 16; ++i) mem[i] = 1000 + i;
     for (int i = 0; i < 32; ++i) v[i] = -i;
     MPI_Win win;
+
+    /* creation arguments: raised on the communicator (there is no window
+     * yet); every rank fails alike, so nothing collective starts */
+    {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        void* base = NULL;
+        const MPI_Info bad_info = (MPI_Info)(intptr_t)0x4242;
+        expect(MPI_Win_create(mem, -8, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_SIZE,
+               "MPI_Win_create", "negative size");
+        expect(MPI_Win_create(mem, sizeof mem, 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_DISP,
+               "MPI_Win_create", "disp_unit 0");
+        expect(MPI_Win_create(NULL, sizeof mem, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win), MPI_ERR_BASE,
+               "MPI_Win_create", "NULL base");
+        expect(MPI_Win_create(mem, sizeof mem, 8, bad_info, MPI_COMM_WORLD, &win), MPI_ERR_INFO,
+               "MPI_Win_create", "garbage info");
+        expect(MPI_Win_create(mem, sizeof mem, 8, MPI_INFO_NULL, MPI_COMM_NULL, &win), MPI_ERR_COMM,
+               "MPI_Win_create", "MPI_COMM_NULL");
+        expect(MPI_Win_allocate(64, 8, bad_info, MPI_COMM_WORLD, &base, &win), MPI_ERR_INFO,
+               "MPI_Win_allocate", "garbage info");
+        expect(MPI_Win_allocate(64, 8, MPI_INFO_NULL, MPI_COMM_WORLD, NULL, &win), MPI_ERR_ARG,
+               "MPI_Win_allocate", "NULL baseptr");
+        expect(MPI_Win_allocate_c(64, -1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win), MPI_ERR_DISP,
+               "MPI_Win_allocate_c", "negative disp_unit");
+        /* MPI_INFO_ENV is an info object like any other */
+        CHECK_MPI(MPI_Win_allocate(64, 8, MPI_INFO_ENV, MPI_COMM_WORLD, &base, &win));
+        CHECK_MPI(MPI_Win_free(&win));
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    }
     CHECK_MPI(MPI_Win_create(mem, sizeof mem, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     int right = (rank + 1) % size;
