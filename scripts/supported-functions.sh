@@ -28,7 +28,7 @@ awk '
     section = t; next
   }
   /^(int|double|MPI_Aint|MPI_Comm|MPI_Datatype|MPI_Errhandler|MPI_Request|MPI_Group|MPI_Op|MPI_Win|MPI_Info|MPI_Message|MPI_File|MPI_Session) +\**MPI_[A-Za-z0-9_]+\(/ {
-    name = $0; sub(/^[^M]*/, "", name); sub(/\(.*/, "", name);
+    match($0, /MPI_[A-Za-z0-9_]+\(/); name = substr($0, RSTART, RLENGTH - 1);  # after the return type
     if (!(section in seen)) { seen[section] = 1; order[++ns] = section }
     base = name; sub(/_c$/, "", base);
     key = section SUBSEP base;
