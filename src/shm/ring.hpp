@@ -149,15 +149,20 @@ inline void stream_fence() noexcept {
 }
 
 // A copy into memory another process reads: streamed from stream_min bytes
-// on, else memcpy. Returns whether it streamed (the caller then fences
+// on, else cached stores, backward from util::backward_min bytes (docs/shm.md,
+// "Copy routine"). Returns whether it streamed (the caller then fences
 // before publishing).
 inline bool copy_for_reader(std::byte* dst, const void* src, std::size_t n,
                             std::size_t stream_min) noexcept {
+    const auto* s = static_cast<const std::byte*>(src);
     if (n >= stream_min) {
-        stream_copy(dst, static_cast<const std::byte*>(src), n);
+        stream_copy(dst, s, n);
         return true;
     }
-    util::bulk_copy(dst, src, n);
+    if (n >= util::backward_min)
+        util::backward_copy(dst, s, n);
+    else
+        std::memcpy(dst, s, n);
     return false;
 }
 

@@ -23,19 +23,25 @@ template <std::size_t K>
 }  // namespace detail
 
 // Copies between buffers another process reads or wrote (shared-memory
-// payloads). glibc's memcpy (2.36) switches from its vector loop to
-// `rep movsb` at 2112 bytes on CPUs with fast short rep moves, and for
-// such data that ran slower here from 2.1 KiB on (a 2560-byte ping-pong
-// 0.46 -> 0.34 us with glibc's threshold raised; docs/shm.md, "Copy
-// routine"). So those copies, up to the 4 KiB where the rings' timed
-// stores take over, go as library calls of at most 2 KiB each,
-// through a pointer the compiler cannot see through: it would otherwise
-// expand a call of bounded size inline as `rep movsq`.
-inline constexpr std::size_t piece_copy_min = 2112, piece_copy_max = 4095, copy_piece = 2048;
-void piece_copy(std::byte* d, const std::byte* s, std::size_t n) noexcept;
+// payloads: the rings' data chunks, fine-grained RMA). From backward_min
+// bytes they go backward, last 128-byte block first, in 32-byte vectors
+// (x86 with AVX2; docs/shm.md, "Copy routine"): with the two ranks on one
+// core's two hardware threads, a forward copy into or out of a ring chunk
+// ran 1.3-1.5x slower than a backward one (4 KiB ping-pong 0.43-0.59 ->
+// 0.32-0.36 us). Without AVX2, copies of 2112..4095 bytes go as library
+// memcpy calls of at most 2 KiB (glibc's `rep movsb` from 2112 bytes was
+// slower for such data), others as one memcpy.
+// The reading side (bulk_copy) copies backward only below backward_rx_max:
+// larger chunks may have been written with streamed stores (the rings'
+// adaptive stores) and are then read from memory, where a forward copy
+// keeps the hardware prefetchers ahead. The writing side
+// (shm::copy_for_reader) copies backward at every size from backward_min.
+inline constexpr std::size_t backward_min = 256, backward_rx_max = 4096;
+// n >= backward_min; non-overlapping buffers.
+void backward_copy(std::byte* d, const std::byte* s, std::size_t n) noexcept;
 [[gnu::always_inline]] inline void bulk_copy(void* dst, const void* src, std::size_t n) noexcept {
-    if (n >= piece_copy_min && n <= piece_copy_max)
-        piece_copy(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), n);
+    if (n >= backward_min && n < backward_rx_max)
+        backward_copy(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), n);
     else
         std::memcpy(dst, src, n);
 }
