@@ -148,6 +148,16 @@ inline void stream_fence() noexcept {
 #endif
 }
 
+// Typed payloads from this size up to util::backward_rx_max are packed on
+// the stack and copied into the ring backward (transport::am_send_packed),
+// and unpacked on the stack after a backward copy out of it
+// (dev::recv_direct), instead of packing or unpacking 4-40-byte pieces
+// straight in the ring: DDTBench NAS_LU_y/64 (2560 bytes) derived-type /
+// packed ping-pong 1.40 -> 1.12 (fast placement), 1.49 -> 1.00 (slow);
+// at 480 and 1320 bytes staging gained nothing (docs/ddt-wire.md, "Direct
+// paths").
+inline constexpr std::size_t typed_stage_min = 2048;
+
 // A copy into memory another process reads: streamed from stream_min bytes
 // on, else cached stores, backward from util::backward_min bytes (docs/shm.md,
 // "Copy routine"). Returns whether it streamed (the caller then fences

@@ -84,15 +84,23 @@ class transport {
 
     // One AM whose payload is bytes [offset, offset + len) of the packed
     // stream of (t, buf, count), packed by DAME straight into the ring; from
-    // the ring's stream_min on, while cached stores into the ring run slow
-    // (tx_send_large), packed in cache first and streamed into the ring (the
-    // reason is stream_copy's).
+    // typed_stage_min to 4 KiB packed on the stack first and copied into the
+    // ring backward; from the ring's stream_min on, while cached stores into
+    // the ring run slow (tx_send_large), packed in cache first and streamed
+    // into the ring (the reason is stream_copy's).
     status am_send_packed(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
                           const dame::type& t, const void* buf, int64_t count, int64_t offset,
                           std::size_t len) noexcept {
         tx_ring& tx = tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
         if (len >= tx.stream_min)
             return am_send_packed_large(tx, handler, hdr, hlen, t, buf, count, offset, len);
+        if (len >= typed_stage_min && len < util::backward_rx_max) {  // see typed_stage_min
+            alignas(64) std::byte tmp[util::backward_rx_max];
+            return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
+                (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), tmp);
+                util::backward_copy(dst, tmp, len);
+            });
+        }
         return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
             (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
         });
