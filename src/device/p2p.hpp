@@ -216,14 +216,8 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
                 if (h.context == ctx && h.flags == 0 && match_ok(rank, tag, h.src_rank, h.tag)) {
                     uint64_t data_end;  // small_copy: memcpy above 64 bytes
                     const void* payload = g_dev.shm.head_payload(i, *x, data_end);
-                    if (t && x->plen >= shm::typed_stage_min && x->plen < util::backward_rx_max) {
-                        alignas(64) std::byte tmp[util::backward_rx_max];  // shm::typed_stage_min
-                        util::backward_copy(tmp, static_cast<const std::byte*>(payload), x->plen);
-                        (void)dame::unpack_range(*t, buf, count, 0, static_cast<int64_t>(x->plen),
-                                                 tmp);
-                    } else if (t)
-                        (void)dame::unpack_range(*t, buf, count, 0, static_cast<int64_t>(x->plen),
-                                                 payload);
+                    if (t)
+                        shm::unpack_from_ring(*t, buf, count, payload, x->plen);
                     else
                         shm::small_copy(buf, payload, x->plen);
                     out.src_rank = h.src_rank;

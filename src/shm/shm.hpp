@@ -43,6 +43,12 @@ class bootstrap;
 
 namespace ch4lite::shm {
 
+// Unpacks a typed payload of n bytes from a ring chunk into (t, buf, count):
+// from typed_stage_min to 4 KiB after a backward copy into a stack buffer
+// (ring.hpp), else straight from the ring. Out of line, as the staged send.
+void unpack_from_ring(const dame::type& t, void* buf, int64_t count, const void* payload,
+                      std::size_t n) noexcept;
+
 class transport {
   public:
     status init(dev::bootstrap& bs, std::string& error);
@@ -94,13 +100,8 @@ class transport {
         tx_ring& tx = tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
         if (len >= tx.stream_min)
             return am_send_packed_large(tx, handler, hdr, hlen, t, buf, count, offset, len);
-        if (len >= typed_stage_min && len < util::backward_rx_max) {  // see typed_stage_min
-            alignas(64) std::byte tmp[util::backward_rx_max];
-            return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
-                (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), tmp);
-                util::backward_copy(dst, tmp, len);
-            });
-        }
+        if (len >= typed_stage_min && len < util::backward_rx_max)
+            return am_send_packed_staged(tx, handler, hdr, hlen, t, buf, count, offset, len);
         return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
             (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);
         });
@@ -169,6 +170,10 @@ class transport {
 
   private:
     int drain(uint32_t i) noexcept;  // out of line: dispatch what ring i holds
+    // Out of line: their staging buffers stay out of am_send_packed's frame.
+    status am_send_packed_staged(tx_ring& tx, uint8_t handler, const void* hdr, std::size_t hlen,
+                                 const dame::type& t, const void* buf, int64_t count,
+                                 int64_t offset, std::size_t len) noexcept;
     status am_send_packed_large(tx_ring& tx, uint8_t handler, const void* hdr, std::size_t hlen,
                                 const dame::type& t, const void* buf, int64_t count,
                                 int64_t offset, std::size_t len) noexcept;

@@ -300,6 +300,27 @@ status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src
     return cma::readv(pid_of_[i], dst, niov, src, n);
 }
 
+status transport::am_send_packed_staged(tx_ring& tx, uint8_t handler, const void* hdr,
+                                        std::size_t hlen, const dame::type& t, const void* buf,
+                                        int64_t count, int64_t offset, std::size_t len) noexcept {
+    alignas(64) std::byte tmp[util::backward_rx_max];  // len < backward_rx_max
+    return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
+        (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), tmp);
+        util::backward_copy(dst, tmp, len);
+    });
+}
+
+void unpack_from_ring(const dame::type& t, void* buf, int64_t count, const void* payload,
+                      std::size_t n) noexcept {
+    if (n >= typed_stage_min && n < util::backward_rx_max) {
+        alignas(64) std::byte tmp[util::backward_rx_max];
+        util::backward_copy(tmp, static_cast<const std::byte*>(payload), n);
+        (void)dame::unpack_range(t, buf, count, 0, static_cast<int64_t>(n), tmp);
+        return;
+    }
+    (void)dame::unpack_range(t, buf, count, 0, static_cast<int64_t>(n), payload);
+}
+
 status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void* hdr,
                                        std::size_t hlen, const dame::type& t, const void* buf,
                                        int64_t count, int64_t offset, std::size_t len) noexcept {
