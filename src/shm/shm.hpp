@@ -44,8 +44,8 @@ class bootstrap;
 namespace ch4lite::shm {
 
 // Unpacks a typed payload of n bytes from a ring chunk into (t, buf, count):
-// from typed_stage_min to 4 KiB after a backward copy into a stack buffer
-// (ring.hpp), else straight from the ring. Out of line, as the staged send.
+// from typed_stage_min to below 4 KiB after a backward copy into a stack
+// buffer (ring.hpp), else straight from the ring. Out of line, as the staged send.
 void unpack_from_ring(const dame::type& t, void* buf, int64_t count, const void* payload,
                       std::size_t n) noexcept;
 
@@ -90,17 +90,18 @@ class transport {
 
     // One AM whose payload is bytes [offset, offset + len) of the packed
     // stream of (t, buf, count), packed by DAME straight into the ring; from
-    // typed_stage_min to 4 KiB packed on the stack first and copied into the
-    // ring backward; from the ring's stream_min on, while cached stores into
-    // the ring run slow (tx_send_large), packed in cache first and streamed
-    // into the ring (the reason is stream_copy's).
+    // typed_stage_min to typed_stage_max packed on the stack first and copied
+    // into the ring backward; from the ring's stream_min on, while cached
+    // stores into the ring run slow (tx_send_large), packed in cache first
+    // and streamed into the ring (the reason is stream_copy's); the cached
+    // ones up to typed_stage_max staged too.
     status am_send_packed(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
                           const dame::type& t, const void* buf, int64_t count, int64_t offset,
                           std::size_t len) noexcept {
         tx_ring& tx = tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
         if (len >= tx.stream_min)
             return am_send_packed_large(tx, handler, hdr, hlen, t, buf, count, offset, len);
-        if (len >= typed_stage_min && len < util::backward_rx_max)
+        if (len >= typed_stage_min && len <= typed_stage_max)
             return am_send_packed_staged(tx, handler, hdr, hlen, t, buf, count, offset, len);
         return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
             (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), dst);

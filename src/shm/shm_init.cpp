@@ -303,7 +303,7 @@ status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src
 status transport::am_send_packed_staged(tx_ring& tx, uint8_t handler, const void* hdr,
                                         std::size_t hlen, const dame::type& t, const void* buf,
                                         int64_t count, int64_t offset, std::size_t len) noexcept {
-    alignas(64) std::byte tmp[util::backward_rx_max];  // len < backward_rx_max
+    alignas(64) std::byte tmp[typed_stage_max];  // len <= typed_stage_max
     return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
         (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), tmp);
         util::backward_copy(dst, tmp, len);
@@ -341,11 +341,13 @@ status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void*
     return tx_send_large(
         tx, handler, hdr, hlen, len,
         [&](std::byte* dst, bool streamed) noexcept {
-            std::byte* s = streamed ? tmp.get(len) : nullptr;
+            // Staged when streamed, and for cached stores up to
+            // typed_stage_max (the backward copy of am_send_packed_staged).
+            std::byte* s = streamed || (len >= typed_stage_min && len <= typed_stage_max) ? tmp.get(len) : nullptr;
             pack_to(s ? s : dst);
             if (!s) return;
             const nm::iov v{s, len};
-            copy_iov(dst, &v, 1, 0);
+            copy_iov(dst, &v, 1, streamed ? 0 : SIZE_MAX);
         },
         [&](std::byte* dst) noexcept {
             std::byte* s = tmp.get(len);
