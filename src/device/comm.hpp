@@ -43,6 +43,7 @@ class comm {
     std::unique_ptr<coll_stage, coll_stage_deleter> stage;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
+    bool reap_busy = false; // freed, and a request still points here (comm_create.cpp)
 
     uint32_t ctx_p2p() const noexcept { return context_id << 1; }
     uint32_t ctx_coll() const noexcept { return (context_id << 1) | 1u; }

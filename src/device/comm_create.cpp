@@ -23,12 +23,17 @@ std::vector<comm*> g_graveyard;
 std::size_t g_live = 0;  // created communicators not yet released
 
 // Deletes graveyard entries no request refers to any more, releasing their
-// context ids. Cheap when the graveyard is empty (the usual case).
+// context ids: one pass over the requests marks the entries still in use
+// (a graveyard entry is the only communicator with no reference left).
+// Nothing to do when the graveyard is empty (the usual case).
 void reap() noexcept {
+    if (g_graveyard.empty()) return;
+    for (comm* c : g_graveyard) c->reap_busy = false;
+    request_pool().for_each_in_use([](const request* r) {
+        if (r->c && r->c->refs == 0) r->c->reap_busy = true;
+    });
     std::erase_if(g_graveyard, [](comm* c) {
-        bool busy = false;
-        request_pool().for_each_in_use([&](const request* r) { busy |= r->c == c; });
-        if (busy) return false;
+        if (c->reap_busy) return false;
         context_id_release(c->context_id);
         delete c;
         return true;
@@ -137,8 +142,6 @@ int comm_compare(const comm& a, const comm& b) noexcept {
     const int g = group_compare(comm_group(a), comm_group(b));
     return g == MPI_IDENT ? MPI_CONGRUENT : g;
 }
-
-std::size_t comms_pending_free() noexcept { return g_graveyard.size(); }
 
 void comms_destroy_all() noexcept {
     comm_table().for_each([](comm* c) {

@@ -41,8 +41,6 @@ void comm_release(comm* c) noexcept;
 // MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL.
 int comm_compare(const comm& a, const comm& b) noexcept;
 
-// Freed communicators still waiting for their requests (tests, finalize).
-std::size_t comms_pending_free() noexcept;
 // Destroys every created communicator, freed or not (MPI_Finalize).
 void comms_destroy_all() noexcept;
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Context ids: thousands of communicators created and freed (ids are
  * recycled), more than 512 alive at once (past the first allocation
- * window), a communicator freed with a receive still pending (the receive
- * completes and its id is not reused meanwhile), and splits into many
- * colors. Messages never cross between communicators. */
+ * window), communicators freed with a receive still pending (the receives
+ * complete, also out of order, and their ids are not reused meanwhile),
+ * and splits into many colors. Messages never cross between
+ * communicators. */
 #include "mpitest.h"
 
 int main(int argc, char** argv) {
@@ -64,6 +65,43 @@ int main(int argc, char** argv) {
     }
     if (me != 0) CHECK_MPI(MPI_Comm_free(&d));
     for (int k = 0; k < 4; ++k) CHECK_MPI(MPI_Comm_free(&fresh[k]));
+
+    /* 3b. three freed with receives pending, completed out of order, while
+     * communicators come and go: each receive gets its own message. */
+    enum { NP = 3 };
+    MPI_Comm ds[NP], ks[NP];
+    MPI_Request rs[NP];
+    int gs[NP];
+    for (int k = 0; k < NP; ++k) {
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &ds[k]));
+        ks[k] = ds[k];
+        gs[k] = -1;
+        rs[k] = MPI_REQUEST_NULL;
+        if (me == 0) CHECK_MPI(MPI_Irecv(&gs[k], 1, MPI_INT, np - 1, 9, ds[k], &rs[k]));
+    }
+    if (me == 0)
+        for (int k = 0; k < NP; ++k) CHECK_MPI(MPI_Comm_free(&ds[k]));
+    static const int order[NP] = {1, 2, 0};
+    for (int j = 0; j < NP; ++j) {
+        const int k = order[j];
+        MPI_Comm f;
+        CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &f));
+        if (me == np - 1) {
+            const int decoy = -1, v = payload + k;
+            CHECK_MPI(MPI_Send(&decoy, 1, MPI_INT, 0, 9, f));
+            CHECK_MPI(MPI_Send(&v, 1, MPI_INT, 0, 9, ks[k]));
+        }
+        if (me == 0) {
+            int x = 0;
+            CHECK_MPI(MPI_Wait(&rs[k], MPI_STATUS_IGNORE));
+            CHECK(gs[k] == payload + k, "pending receive %d on a freed communicator got %d", k, gs[k]);
+            CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, np - 1, 9, f, MPI_STATUS_IGNORE));
+            CHECK(x == -1, "decoy on fresh communicator %d got %d", j, x);
+        }
+        CHECK_MPI(MPI_Comm_free(&f));
+    }
+    if (me != 0)
+        for (int k = 0; k < NP; ++k) CHECK_MPI(MPI_Comm_free(&ds[k]));
 
     /* 4. split into a color per rank and back, repeatedly */
     for (int k = 0; k < 50; ++k) {
