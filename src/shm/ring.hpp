@@ -150,16 +150,18 @@ inline void stream_fence() noexcept {
 
 // Typed payloads from typed_stage_min to typed_stage_max bytes are packed
 // on the stack (or in scratch memory) and copied into the ring backward
-// (transport::am_send_packed), and those below util::backward_rx_max are
-// unpacked on the stack after a backward copy out of it (dev::recv_direct),
-// instead of packing or unpacking 4-40-byte pieces straight in the ring:
-// DDTBench NAS_LU_y/64 (2560 bytes) derived-type / packed ping-pong
-// 1.40 -> 1.12 (fast placement), 1.49 -> 1.00 (slow); NAS_MG_y/34 (4096
-// bytes, sender only) 1.16 -> 0.90 (fast), 0.98 -> 1.06 (slow). At 480 and
-// 1320 bytes staging gained nothing; from 5 KiB on the sender's staging
-// lost as much as it gained; the receiver's at 4096 bytes lost in both
-// placements (docs/ddt-wire.md, "Direct paths").
+// (transport::am_send_packed), and those from typed_unstage_min to below
+// util::backward_rx_max are unpacked on the stack after a backward copy out
+// of it (dev::recv_direct), instead of packing or unpacking 4-40-byte pieces
+// straight in the ring: DDTBench NAS_LU_y/64 (2560 bytes) derived-type /
+// packed ping-pong 1.40 -> 1.12 (fast placement), 1.49 -> 1.00 (slow);
+// NAS_MG_y/34 (4096 bytes, sender only) 1.16 -> 0.90 (fast), 0.98 -> 1.06
+// (slow); NAS_LU_y/33 (1320 bytes, receiver only) 0.98 -> 0.86 (fast).
+// Below 2 KiB the sender's staging lost; at 480 bytes both sides' did; from
+// 5 KiB on the sender's lost as much as it gained; the receiver's at 4096
+// bytes lost in both placements (docs/ddt-wire.md, "Direct paths").
 inline constexpr std::size_t typed_stage_min = 2048, typed_stage_max = 4096;
+inline constexpr std::size_t typed_unstage_min = 1024;
 
 // A copy into memory another process reads: streamed from stream_min bytes
 // on, else cached stores, backward from util::backward_min bytes (docs/shm.md,

@@ -312,7 +312,7 @@ status transport::am_send_packed_staged(tx_ring& tx, uint8_t handler, const void
 
 void unpack_from_ring(const dame::type& t, void* buf, int64_t count, const void* payload,
                       std::size_t n) noexcept {
-    if (n >= typed_stage_min && n < util::backward_rx_max) {
+    if (n >= typed_unstage_min && n < util::backward_rx_max) {
         alignas(64) std::byte tmp[util::backward_rx_max];
         util::backward_copy(tmp, static_cast<const std::byte*>(payload), n);
         (void)dame::unpack_range(t, buf, count, 0, static_cast<int64_t>(n), tmp);
