@@ -4,7 +4,8 @@
  * accumulates, Get_accumulate (incl. MPI_NO_OP), Fetch_and_op and
  * Compare_and_swap. (rma_acc_ops.c: every op on every type.) Argument
  * "create": on a Win_create window (accumulates by cross-memory attach with
- * CH4LITE_RMA_CMA_MIN=1). */
+ * CH4LITE_RMA_CMA_MIN=1 CH4LITE_RMA_CMA_ACC=1; only MPI_NO_OP's without the
+ * latter). */
 #include "mpitest.h"
 
 static int rank, size;
