@@ -157,7 +157,7 @@ inline void stream_fence() noexcept {
 // packed ping-pong 1.40 -> 1.12 (fast placement), 1.49 -> 1.00 (slow);
 // NAS_MG_y/34 (4096 bytes, sender only) 1.16 -> 0.90 (fast), 0.98 -> 1.06
 // (slow); NAS_LU_y/33 (1320 bytes, receiver only) 0.98 -> 0.86 (fast).
-// Below 2 KiB the sender's staging lost; at 480 bytes both sides' did; from
+// Below 2 KiB the sender's staging lost; at 480 bytes each side's did; from
 // 5 KiB on the sender's lost as much as it gained; the receiver's at 4096
 // bytes lost in both placements (docs/ddt-wire.md, "Direct paths").
 inline constexpr std::size_t typed_stage_min = 2048, typed_stage_max = 4096;

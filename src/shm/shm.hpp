@@ -45,7 +45,8 @@ namespace ch4lite::shm {
 
 // Unpacks a typed payload of n bytes from a ring chunk into (t, buf, count):
 // from typed_unstage_min to below 4 KiB after a backward copy into a stack
-// buffer (ring.hpp), else straight from the ring. Out of line, as the staged send.
+// buffer (ring.hpp), else straight from the ring. Out of line, as the
+// staged send.
 void unpack_from_ring(const dame::type& t, void* buf, int64_t count, const void* payload,
                       std::size_t n) noexcept;
 

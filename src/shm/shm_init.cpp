@@ -343,7 +343,8 @@ status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void*
         [&](std::byte* dst, bool streamed) noexcept {
             // Staged when streamed, and for cached stores up to
             // typed_stage_max (the backward copy of am_send_packed_staged).
-            std::byte* s = streamed || (len >= typed_stage_min && len <= typed_stage_max) ? tmp.get(len) : nullptr;
+            const bool stage = streamed || (len >= typed_stage_min && len <= typed_stage_max);
+            std::byte* s = stage ? tmp.get(len) : nullptr;
             pack_to(s ? s : dst);
             if (!s) return;
             const nm::iov v{s, len};
