@@ -300,13 +300,23 @@ status transport::cma_readv(int peer, const nm::iov* dst, int niov, uint64_t src
     return cma::readv(pid_of_[i], dst, niov, src, n);
 }
 
+namespace {
+// A staged typed payload (ring.hpp, typed_stage_min..typed_stage_max):
+// packed on the stack, copied into the ring chunk dst backward. Out of
+// line, so the 4 KiB buffer stays out of its callers' frames.
+[[gnu::noinline]] void pack_staged(std::byte* dst, const dame::type& t, const void* buf,
+                                   int64_t count, int64_t offset, std::size_t len) noexcept {
+    alignas(64) std::byte tmp[typed_stage_max];  // len <= typed_stage_max
+    (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), tmp);
+    util::backward_copy(dst, tmp, len);
+}
+}  // namespace
+
 status transport::am_send_packed_staged(tx_ring& tx, uint8_t handler, const void* hdr,
                                         std::size_t hlen, const dame::type& t, const void* buf,
                                         int64_t count, int64_t offset, std::size_t len) noexcept {
-    alignas(64) std::byte tmp[typed_stage_max];  // len <= typed_stage_max
     return tx_send_fill(tx, handler, hdr, hlen, len, [&](std::byte* dst) noexcept {
-        (void)dame::pack_range(t, buf, count, offset, static_cast<int64_t>(len), tmp);
-        util::backward_copy(dst, tmp, len);
+        pack_staged(dst, t, buf, count, offset, len);
     });
 }
 
@@ -341,14 +351,14 @@ status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void*
     return tx_send_large(
         tx, handler, hdr, hlen, len,
         [&](std::byte* dst, bool streamed) noexcept {
-            // Staged when streamed, and for cached stores up to
-            // typed_stage_max (the backward copy of am_send_packed_staged).
-            const bool stage = streamed || (len >= typed_stage_min && len <= typed_stage_max);
-            std::byte* s = stage ? tmp.get(len) : nullptr;
+            // Cached stores of a staged size: as am_send_packed_staged.
+            if (!streamed && len >= typed_stage_min && len <= typed_stage_max)
+                return pack_staged(dst, t, buf, count, offset, len);
+            std::byte* s = streamed ? tmp.get(len) : nullptr;
             pack_to(s ? s : dst);
             if (!s) return;
             const nm::iov v{s, len};
-            copy_iov(dst, &v, 1, streamed ? 0 : SIZE_MAX);
+            copy_iov(dst, &v, 1, 0);
         },
         [&](std::byte* dst) noexcept {
             std::byte* s = tmp.get(len);
