@@ -181,6 +181,9 @@ status finalize() {
     if (g_dev.print_stats && g_dev.stats.rma_cma_puts)
         std::fprintf(stderr, "ch4lite: stats rank %d: RMA puts by single copy %" PRIu64 " (split %" PRIu64 ")\n",
                      g_dev.world_rank, g_dev.stats.rma_cma_puts, g_dev.stats.rma_split_puts);
+    if (g_dev.print_stats && g_dev.stats.rma_remapped)
+        std::fprintf(stderr, "ch4lite: stats rank %d: Win_create windows remapped %" PRIu64 "\n",
+                     g_dev.world_rank, g_dev.stats.rma_remapped);
     const status n = g_dev.nm.finalize();
     if (s == status::ok) s = n;
     const status m = g_dev.shm.finalize();

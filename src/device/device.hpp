@@ -58,6 +58,7 @@ struct device_state {
     struct {
         uint64_t rndv_cma = 0, rndv_split = 0, rndv_chunks = 0;
         uint64_t rma_cma_puts = 0, rma_split_puts = 0;  // Win_create puts by single copy (src/rma)
+        uint64_t rma_remapped = 0;  // Win_create windows whose memory went onto a memfd (src/rma)
     } stats;
     bool print_stats = false;
     // Point-to-point is matched by the device (AM path) instead of the

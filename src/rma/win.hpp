@@ -44,7 +44,10 @@ struct peer_info {
     uint64_t raddr;  // and what its puts / gets add the byte offset to
     uint32_t native; // 1: registered
     uint32_t failed; // 1: its Win_allocate memory could not be had (creation fails everywhere)
+    int32_t memfd = -1;  // Win_create remapped onto a memfd (win_remap.cpp): its number there
+    uint32_t pad = 0;
 };
+static_assert(sizeof(peer_info) == 64);
 
 // A node segment's per-member slot (one cache line): the epoch the member
 // is in (published when it leaves a fence: peers may then access its
@@ -123,6 +126,13 @@ class win {
     bool all_node = false;                // every member is in my segment
     shm::segment seg;                     // this node's shared segment (slots [+ Win_allocate memory])
     void* heap = nullptr;                 // Win_allocate without a segment
+    // Win_create memory remapped onto a memfd (win_remap.cpp): the pages
+    // [remap_lo, + remap_len) of our address space, and the fd node peers
+    // take with pidfd_getfd; -1: not remapped.
+    int remap_fd = -1;
+    std::byte* remap_lo = nullptr;
+    uint64_t remap_len = 0;
+    std::vector<std::byte*> views;        // my mapping of each node peer's remapped memory, or null
 
     // ---- epochs
     uint32_t epoch = 0;

@@ -26,6 +26,15 @@ std::size_t node_scratch_bytes(int n) noexcept;
 // which node peers of a Win_create window cross-memory attach is used.
 void map_node_peers(win* w) noexcept;
 
+// Win_create memory node peers access directly (win_remap.cpp). Before
+// the exchange: moves this rank's window pages onto a memfd when it may
+// (sets w->remap_*, mine.memfd). After it: maps the remapped memory of
+// node peers (w->views, direct_base). At destruction: unmaps the views and
+// moves our pages back onto private memory.
+void remap_own(win* w, peer_info& mine) noexcept;
+void map_remapped_peers(win* w) noexcept;
+void unmap_remapped(win* w) noexcept;
+
 // Waits (with progress) until node peer t has left the previous fence.
 void wait_epoch(win& w, int t) noexcept;
 

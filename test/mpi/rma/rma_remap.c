@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: MIT */
+/* Win_create memory moved onto a memfd so that node peers access it
+ * directly (docs/rma.md, "Remapped Win_create memory"). The user must see
+ * no difference: same addresses, same contents, data beside the window on
+ * its first and last page untouched, and private memory again after
+ * Win_free. Cases:
+ *   1. a window inside a malloc'ed block, not page aligned, with guard bytes
+ *      on its first and last page: puts / gets / accumulates of every peer
+ *      at both ends and across page boundaries, local stores seen by peers;
+ *   2. a window over a whole mmap'ed malloc chunk, grown by realloc after
+ *      Win_free (a shared mapping grown past its memfd would fault);
+ *   3. a second thread alive during Win_create: the memory stays as it is
+ *      (the copy could lose the thread's stores);
+ *   4. a second thread alive during Win_free: the window's whole pages go
+ *      back to private memory, its first and last page stay;
+ *   5. memory that is already shared (MAP_SHARED) is not remapped; two
+ *      windows over the same memory: the second one is not remapped, both
+ *      stay usable after the first is freed.
+ * With the argument "expect" (shm on, one node) every case also checks in
+ * /proc/self/maps that the memory was (or was not) remapped; without it
+ * only the data. */
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "mpitest.h"
+
+enum { PAGE = 4096 };
+
+static int rank, size, expect;
+
+/* 's': the page holding `addr` is one of our memfd windows; 'p': private;
+ * '?': neither (or not found). */
+static char backing(const void* addr) {
+    FILE* f = fopen("/proc/self/maps", "r");
+    CHECK(f, "open /proc/self/maps");
+    char line[512];
+    char r = '?';
+    const uintptr_t a = (uintptr_t)addr;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || a < lo || a >= hi) continue;
+        if (perms[3] == 'p') r = 'p';
+        else if (strstr(line, "memfd:ch4lite-win")) r = 's';
+        break;
+    }
+    fclose(f);
+    return r;
+}
+
+static void expect_backing(const void* addr, char want, const char* what) {
+    if (!expect) return;
+    const char got = backing(addr);
+    CHECK(got == want, "%s: page of %p is %s, expected %s", what, addr,
+          got == 's' ? "on the window memfd" : got == 'p' ? "private" : "something else",
+          want == 's' ? "on the window memfd" : "private");
+}
+
+static unsigned char val(int owner, int epoch, size_t i) {
+    return (unsigned char)(owner * 37 + epoch * 11 + (i * 2654435761u >> 11));
+}
+
+/* Every rank writes its right neighbour's window at both ends and across
+ * page boundaries, reads its left neighbour's, and adds into slot 0 of
+ * rank 0's window; the owner checks its window and the guards. */
+static void exercise(unsigned char* mem, size_t n, const unsigned char* guard_lo, size_t glo,
+                     const unsigned char* guard_hi, size_t ghi, MPI_Win win, const char* what) {
+    const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    unsigned char* src = malloc(n);
+    unsigned char* got = malloc(n);
+    CHECK(src && got, "malloc");
+    for (int epoch = 0; epoch < 3; ++epoch) {
+        /* local stores, seen by the left neighbour's gets after the fence */
+        for (size_t i = 0; i < n; ++i) mem[i] = val(rank, epoch, i);
+        CHECK_MPI(MPI_Win_fence(0, win));
+        memset(got, 0, n);
+        CHECK_MPI(MPI_Get(got, (int)n, MPI_BYTE, left, 0, (int)n, MPI_BYTE, win));
+        CHECK_MPI(MPI_Win_fence(0, win));
+        for (size_t i = 0; i < n; ++i)
+            CHECK(got[i] == val(left, epoch, i), "%s epoch %d: got byte %zu of rank %d: %d, not %d", what,
+                  epoch, i, left, got[i], val(left, epoch, i));
+        /* puts: the first 9 bytes, 100 bytes across each page boundary of
+         * the window, the last 7 bytes, in one epoch */
+        for (size_t i = 0; i < n; ++i) src[i] = val(rank + 100, epoch, i);
+        CHECK_MPI(MPI_Put(src, 9, MPI_BYTE, right, 0, 9, MPI_BYTE, win));
+        const size_t first_boundary = PAGE - ((uintptr_t)mem % PAGE);
+        for (size_t b = first_boundary; b + 50 <= n; b += PAGE)
+            if (b >= 59 && b + 50 <= n - 7)
+                CHECK_MPI(MPI_Put(src + b - 50, 100, MPI_BYTE, right, (MPI_Aint)(b - 50), 100, MPI_BYTE, win));
+        CHECK_MPI(MPI_Put(src + n - 7, 7, MPI_BYTE, right, (MPI_Aint)(n - 7), 7, MPI_BYTE, win));
+        CHECK_MPI(MPI_Win_fence(0, win));
+        const int from = left;
+        for (size_t i = 0; i < n; ++i) {
+            int put = i < 9 || i >= n - 7;
+            for (size_t b = first_boundary; !put && b + 50 <= n; b += PAGE)
+                put = b >= 59 && b + 50 <= n - 7 && i >= b - 50 && i < b + 50;
+            const unsigned char want = put ? val(from + 100, epoch, i) : val(rank, epoch, i);
+            CHECK(mem[i] == want, "%s epoch %d: byte %zu is %d, not %d (%s)", what, epoch, i, mem[i], want,
+                  put ? "put by the left neighbour" : "my own store");
+        }
+        /* accumulates of every rank into the first and last int of rank 0 */
+        CHECK_MPI(MPI_Win_fence(0, win));
+        if (rank == 0) {
+            memset(mem, 0, sizeof(int));
+            memset(mem + n - 2 * sizeof(int), 0, sizeof(int));
+        }
+        CHECK_MPI(MPI_Win_fence(0, win));
+        const int one = rank + 1;
+        CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT, 0, 0, 1, MPI_INT, MPI_SUM, win));
+        CHECK_MPI(MPI_Accumulate(&one, 1, MPI_INT, 0, (MPI_Aint)(n - 2 * sizeof(int)), 1, MPI_INT, MPI_SUM, win));
+        CHECK_MPI(MPI_Win_fence(0, win));
+        if (rank == 0) {
+            int a, z;
+            memcpy(&a, mem, sizeof a);
+            memcpy(&z, mem + n - 2 * sizeof(int), sizeof z);
+            CHECK(a == size * (size + 1) / 2 && z == a, "%s: accumulated %d and %d, not %d", what, a, z,
+                  size * (size + 1) / 2);
+        }
+        for (size_t i = 0; i < glo; ++i) CHECK(guard_lo[i] == (unsigned char)(0xa5 ^ i), "%s: guard byte -%zu", what, glo - i);
+        for (size_t i = 0; i < ghi; ++i) CHECK(guard_hi[i] == (unsigned char)(0x5a ^ i), "%s: guard byte +%zu", what, i);
+    }
+    free(src);
+    free(got);
+}
+
+static void fill_guards(unsigned char* lo, size_t glo, unsigned char* hi, size_t ghi) {
+    for (size_t i = 0; i < glo; ++i) lo[i] = (unsigned char)(0xa5 ^ i);
+    for (size_t i = 0; i < ghi; ++i) hi[i] = (unsigned char)(0x5a ^ i);
+}
+
+/* 1: inside a malloc'ed block, 24 bytes into a page, 2 pages and 50 bytes */
+static void unaligned_in_block(void) {
+    unsigned char* blk = malloc(5 * PAGE);
+    CHECK(blk, "malloc");
+    unsigned char* page0 = (unsigned char*)(((uintptr_t)blk + PAGE - 1) & ~(uintptr_t)(PAGE - 1));
+    unsigned char* mem = page0 + 24;
+    const size_t n = 2 * PAGE + 50;
+    unsigned char* hi = mem + n;
+    const size_t ghi = (size_t)(page0 + 3 * PAGE - hi);
+    fill_guards(page0, 24, hi, ghi);
+    for (size_t i = 0; i < n; ++i) mem[i] = val(rank, 9, i);
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    expect_backing(mem, 's', "unaligned window after Win_create");
+    expect_backing(hi - 1, 's', "unaligned window's last page after Win_create");
+    for (size_t i = 0; i < n; ++i) CHECK(mem[i] == val(rank, 9, i), "contents changed by Win_create at %zu", i);
+    exercise(mem, n, page0, 24, hi, ghi, win, "unaligned");
+    CHECK_MPI(MPI_Win_free(&win));
+    expect_backing(mem, 'p', "unaligned window after Win_free");
+    expect_backing(hi - 1, 'p', "unaligned window's last page after Win_free");
+    for (size_t i = 0; i < 24; ++i) CHECK(page0[i] == (unsigned char)(0xa5 ^ i), "guard byte after Win_free");
+    free(blk);
+}
+
+/* 2: a whole 1 MiB malloc chunk (mmap'ed by malloc), realloc'ed after Win_free */
+static void chunk_then_realloc(void) {
+    const size_t n = 1 << 20;
+    unsigned char* mem = malloc(n);
+    CHECK(mem, "malloc");
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    expect_backing(mem, 's', "1 MiB chunk after Win_create");
+    exercise(mem, n, NULL, 0, NULL, 0, win, "chunk");
+    CHECK_MPI(MPI_Win_free(&win));
+    expect_backing(mem, 'p', "1 MiB chunk after Win_free");
+    const unsigned char last = mem[n - 1];
+    mem = realloc(mem, 8 * n);
+    CHECK(mem, "realloc");
+    CHECK(mem[n - 1] == last, "realloc lost the contents");
+    memset(mem, 1, 8 * n);
+    free(mem);
+}
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int release;
+
+static void* idle_thread(void* arg) {
+    (void)arg;
+    pthread_mutex_lock(&mu);
+    while (!release) pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+    return NULL;
+}
+
+static pthread_t start_thread(void) {
+    pthread_t t;
+    release = 0;
+    CHECK(pthread_create(&t, NULL, idle_thread, NULL) == 0, "pthread_create");
+    return t;
+}
+
+static void stop_thread(pthread_t t) {
+    pthread_mutex_lock(&mu);
+    release = 1;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+    pthread_join(t, NULL);
+}
+
+/* 3 and 4: another thread during Win_create, or during Win_free */
+static void with_thread(int during_create) {
+    const size_t n = 4 * PAGE + 100;
+    unsigned char* blk = malloc(n + 2 * PAGE);
+    CHECK(blk, "malloc");
+    unsigned char* mem = (unsigned char*)(((uintptr_t)blk + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) + 100;
+    pthread_t t = 0;
+    if (during_create) t = start_thread();
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    expect_backing(mem + PAGE, during_create ? 'p' : 's', during_create ? "window created beside a thread"
+                                                                        : "window created alone");
+    if (!during_create) t = start_thread();
+    exercise(mem, n, NULL, 0, NULL, 0, win, during_create ? "thread at create" : "thread at free");
+    CHECK_MPI(MPI_Win_free(&win));
+    expect_backing(mem + PAGE, 'p', "whole page of a window freed beside a thread");
+    if (!during_create) {
+        expect_backing(mem, 's', "first page of a window freed beside a thread");
+        expect_backing(mem + n, 's', "last page of a window freed beside a thread");
+    }
+    stop_thread(t);
+    free(blk);
+}
+
+/* 5: shared memory stays; two windows over the same memory */
+static void shared_and_twice(void) {
+    const size_t n = 3 * PAGE;
+    unsigned char* shared = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(shared != MAP_FAILED, "mmap");
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(shared, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    expect_backing(shared, '?', "MAP_SHARED memory");
+    exercise(shared, n, NULL, 0, NULL, 0, win, "shared mapping");
+    CHECK_MPI(MPI_Win_free(&win));
+    munmap(shared, n);
+
+    unsigned char* mem = NULL;
+    CHECK(posix_memalign((void**)&mem, PAGE, n) == 0, "posix_memalign");
+    MPI_Win w1, w2;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w1));
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w2));
+    expect_backing(mem, 's', "memory of two windows");
+    exercise(mem, n, NULL, 0, NULL, 0, w1, "first of two windows");
+    exercise(mem, n, NULL, 0, NULL, 0, w2, "second of two windows");
+    CHECK_MPI(MPI_Win_free(&w1));
+    expect_backing(mem, 'p', "memory of two windows, the first freed");
+    exercise(mem, n, NULL, 0, NULL, 0, w2, "second window after the first was freed");
+    CHECK_MPI(MPI_Win_free(&w2));
+    free(mem);
+}
+
+int main(int argc, char** argv) {
+    mt_init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    expect = argc > 1 && strcmp(argv[1], "expect") == 0;
+    unaligned_in_block();
+    chunk_then_realloc();
+    with_thread(1);
+    with_thread(0);
+    shared_and_twice();
+    if (rank == 0) printf("rma_remap: OK\n");
+    MPI_Finalize();
+    return 0;
+}
