@@ -66,6 +66,19 @@ bool node_peer(const win& w, int t) noexcept {
     return w.my_slot && w.slot_of[static_cast<std::size_t>(t)];
 }
 
+// What a message to a node peer adds to its remap credit: its bytes, and
+// 1 KiB per record (win_remap.cpp).
+uint64_t msg_credit(const out_msg& m) noexcept {
+    uint64_t c = 0;
+    for (int k = 0; k < m.niov; ++k) c += m.iov[k].len;
+    if (m.handler == am_rma_batch && m.hlen >= sizeof(batch_hdr)) {
+        batch_hdr h;
+        std::memcpy(&h, m.hdr, sizeof h);
+        c += uint64_t{1024} * h.nrec;
+    }
+    return c;
+}
+
 // Step 1. Every off-node peer gets exactly one final, every node peer one
 // add to its fence word. `sent`: this rank sent counted messages this epoch.
 status issue(win& w, bool& sent) noexcept {
@@ -86,7 +99,9 @@ status issue(win& w, bool& sent) noexcept {
             std::memcpy(last->hdr, &h, sizeof h);
         }
         sent = sent || q.counted;
+        const bool credit = w.fl == flavor::create && node_peer(w, t);
         while (out_msg* m = q.msgs.pop_front()) {
+            if (credit) remap_credit(w, t, msg_credit(*m));
             const status ps = post(m);
             if (s == status::ok) s = ps;
         }
@@ -100,6 +115,12 @@ status issue(win& w, bool& sent) noexcept {
         const status s = post_bare(w, t, true, 0);
         if (s != status::ok && result == status::ok) result = s;
     }
+    // Remap requests (win_remap.cpp) before any arrival: a node peer that
+    // sees one of our arrivals must see all of them. While one is pending
+    // nobody may skip waiting for the target to publish the next epoch, so
+    // they count as a message sent (no win::ready anywhere).
+    if (w.fl == flavor::create)
+        for (int t : w.node_peers) sent = remap_request(w, t) || sent;
     // Release: my direct accesses and the posting of my messages come first.
     // A target counts messages that are still in the back-pressure FIFO as
     // expected and waits for them.
@@ -234,6 +255,10 @@ status fence(win& w, int assert) noexcept {
         s = w.error;
         w.report = w.error_text;
     }
+    // Nobody accesses our memory until we publish the next epoch (node
+    // peers do not skip that wait in a fence with a remap request): remap
+    // it if asked, map what the node peers we asked remapped.
+    if (w.fl == flavor::create && w.my_slot) remap_fence(w);
     // Every node peer arrived; if the window is all on this node and nobody
     // sent a message, every member has nothing left to apply of this epoch.
     const bool ready = w.all_node && !sent && !(word & sync_senders_mask);

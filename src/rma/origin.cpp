@@ -130,6 +130,7 @@ bool cma_target(win& w, const buf_spec& o, const target_spec& ts, uint64_t total
         if (pieces <= 0 || total / static_cast<uint64_t>(pieces) < cma_piece_min) return false;
     }
     reach_target(w, ts.rank);
+    remap_credit(w, ts.rank, total);
     return true;
 }
 

@@ -50,6 +50,8 @@ bool prepare(win* w, std::size_t n) noexcept {
         w->splits.assign(n, {});
         w->direct_base.assign(n, nullptr);
         w->views.assign(n, nullptr);
+        w->view_tried.assign(n, 0);
+        w->remap_credit.assign(n, 0);
         w->slot_of.assign(n, nullptr);
         w->peers.resize(n);
         w->entered.assign(n, ~0u);
@@ -131,15 +133,10 @@ status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c,
     int32_t node_idx = -1;
     if (s == status::ok) (void)node_segment(w, false, node_idx);  // slots only
     peer_info mine{reinterpret_cast<uint64_t>(base), size, disp_unit,
-                   static_cast<int32_t>(::getpid()), -1, 0, 0, 0, 0, -1, 0};
-    // Before registering: the netmod may pin the pages.
-    if (s == status::ok) remap_own(w, mine);
+                   static_cast<int32_t>(::getpid()), -1, 0, 0, 0, 0};
     if (s == status::ok) native_register(w, mine);
     if (s == status::ok) s = finish(w, mine);
-    if (s == status::ok) {
-        map_remapped_peers(w);
-        map_node_peers(w);
-    }
+    if (s == status::ok) map_node_peers(w);
     if (s != status::ok) {
         destroy(w);
         return s;
@@ -172,7 +169,7 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
         w->base = static_cast<std::byte*>(w->heap);
     }
     peer_info mine{reinterpret_cast<uint64_t>(w->base), size, disp_unit,
-                   static_cast<int32_t>(::getpid()), shm_off, 0, 0, 0, 0, -1, 0};
+                   static_cast<int32_t>(::getpid()), shm_off, 0, 0, 0, 0};
     mine.failed = mem != status::ok;
     if (mem == status::ok) native_register(w, mine);
     s = finish(w, mine);

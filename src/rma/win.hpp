@@ -44,10 +44,7 @@ struct peer_info {
     uint64_t raddr;  // and what its puts / gets add the byte offset to
     uint32_t native; // 1: registered
     uint32_t failed; // 1: its Win_allocate memory could not be had (creation fails everywhere)
-    int32_t memfd = -1;  // Win_create remapped onto a memfd (win_remap.cpp): its number there
-    uint32_t pad = 0;
 };
-static_assert(sizeof(peer_info) == 64);
 
 // A node segment's per-member slot (one cache line): the epoch the member
 // is in (published when it leaves a fence: peers may then access its
@@ -55,11 +52,16 @@ static_assert(sizeof(peer_info) == 64);
 // its memory atomic, whoever applies them, and the fence words its node
 // peers add their arrival to (docs/rma.md, "Fence through the segment"):
 // sync[g & 1] for the g-th synchronizing fence, see win_internal.hpp.
+// Win_create only (win_remap.cpp): `want`, a node peer's request (epoch + 1
+// of the fence it was made in) that the member move its memory onto a
+// memfd, and `memfd1`, the outcome: 0 not yet, fd + 1, or -1 refused.
 struct node_slot {
     uint32_t epoch;
     uint32_t lock;
     uint64_t sync[2];
-    uint8_t pad[40];
+    uint32_t want;
+    int32_t memfd1;
+    uint8_t pad[32];
 };
 static_assert(sizeof(node_slot) == 64);
 
@@ -128,11 +130,15 @@ class win {
     void* heap = nullptr;                 // Win_allocate without a segment
     // Win_create memory remapped onto a memfd (win_remap.cpp): the pages
     // [remap_lo, + remap_len) of our address space, and the fd node peers
-    // take with pidfd_getfd; -1: not remapped.
+    // take with pidfd_getfd (slot memfd1); -1: not remapped.
     int remap_fd = -1;
     std::byte* remap_lo = nullptr;
     uint64_t remap_len = 0;
     std::vector<std::byte*> views;        // my mapping of each node peer's remapped memory, or null
+    std::vector<uint8_t> view_tried;      // tried to map it (once)
+    // Per node peer: bytes (and records, 1 KiB each) moved to it by CMA or
+    // message, the credit that decides when to ask it to remap.
+    std::vector<uint64_t> remap_credit;
 
     // ---- epochs
     uint32_t epoch = 0;

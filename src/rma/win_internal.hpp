@@ -26,13 +26,19 @@ std::size_t node_scratch_bytes(int n) noexcept;
 // which node peers of a Win_create window cross-memory attach is used.
 void map_node_peers(win* w) noexcept;
 
-// Win_create memory node peers access directly (win_remap.cpp). Before
-// the exchange: moves this rank's window pages onto a memfd when it may
-// (sets w->remap_*, mine.memfd). After it: maps the remapped memory of
-// node peers (w->views, direct_base). At destruction: unmaps the views and
-// moves our pages back onto private memory.
-void remap_own(win* w, peer_info& mine) noexcept;
-void map_remapped_peers(win* w) noexcept;
+// Win_create memory node peers access directly (win_remap.cpp).
+// remap_credit: we moved `bytes` to node peer t by CMA or message.
+// remap_request: in a closing fence, before our arrivals: asks t to remap
+// when the credit says so; true: t will be asked in this fence (our
+// arrivals then carry sync_sender). remap_fence: once everybody arrived:
+// remaps if asked, maps what the node peers we asked remapped.
+// unmap_remapped: at destruction: unmaps the views and moves our pages back
+// onto private memory.
+inline void remap_credit(win& w, int t, uint64_t bytes) noexcept {
+    w.remap_credit[static_cast<std::size_t>(t)] += bytes;
+}
+bool remap_request(win& w, int t) noexcept;
+void remap_fence(win& w) noexcept;
 void unmap_remapped(win* w) noexcept;
 
 // Waits (with progress) until node peer t has left the previous fence.

@@ -4,13 +4,25 @@
 //
 // A Win_create window exposes the user's memory, which node peers could
 // only reach through the kernel (cross-memory attach, 10-13 GB/s per core
-// here) or by message. At creation, a single-threaded process moves the
-// pages that hold its window onto a memfd: it copies them into the memfd
-// and mremap()s that mapping over them, so the addresses and the contents
-// stay the same and only the backing changes. Node peers take the memfd
-// with pidfd_getfd (the same permission as cross-memory attach) and map it,
-// and access the window like a Win_allocate one: plain loads and stores.
+// here) or by message. A single-threaded process can move the pages that
+// hold its window onto a memfd: it copies them into the memfd and
+// mremap()s that mapping over them, so the addresses and the contents stay
+// the same and only the backing changes. Node peers take the memfd with
+// pidfd_getfd (the same permission as cross-memory attach) and map it, and
+// access the window like a Win_allocate one: plain loads and stores.
 // Win_free moves the pages back onto private anonymous memory the same way.
+//
+// The copies cost (here 1.4 ms for 1 MiB, create and free), so it happens
+// once the window earned it: an origin counts what it moves to each node
+// peer by CMA or message; past remap_threshold() it sets `want` in the
+// target's slot before its arrival in a closing fence. The target acts in
+// that fence, once everybody arrived and before it publishes the next
+// epoch: nobody touches its memory in between, as node peers wait for that
+// publication before CMA or direct access in a fence in which somebody
+// asked (the asker's arrival carries sync_sender, which keeps win::ready
+// off everywhere). It publishes the fd in its slot; each node peer that
+// asked maps it in the next fence that sees it (others go on by CMA or
+// message, which reach the same pages).
 //
 // Only in a process with one thread (nothing else can store into the pages
 // between the copy and the remap; the first and last page may hold other
@@ -25,6 +37,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -121,77 +134,186 @@ bool private_anon(uint64_t lo, uint64_t hi) noexcept {
     return cur >= hi;
 }
 
-// Replaces the pages [at, + len) by a mapping `to` of the same length
-// holding a copy of them (mremap moves `to` there in one step).
-bool move_onto(std::byte* at, void* to, uint64_t len) noexcept {
-    std::memcpy(to, at, len);
-    void* r = ::mremap(to, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at);
-    if (r == MAP_FAILED) {
-        ::munmap(to, len);
-        return false;
+// Copies whole pages, which may hold data beside the window: other heap
+// blocks, and under AddressSanitizer its red zones, which it must not see
+// as an overflow (nor may its memcpy interceptor).
+#if defined(__SANITIZE_ADDRESS__)
+[[gnu::no_sanitize_address]] void copy_pages(void* to, const void* from, uint64_t len) noexcept {
+    auto* d = static_cast<volatile uint64_t*>(to);
+    const auto* s = static_cast<const volatile uint64_t*>(from);
+    for (uint64_t i = 0; i < len / 8; ++i) d[i] = s[i];
+}
+#else
+void copy_pages(void* to, const void* from, uint64_t len) noexcept { std::memcpy(to, from, len); }
+#endif
+
+// Copies the pages of [from, + len) that hold data into `to` (fresh, so
+// zero): pages never touched (/proc/self/pagemap: neither present nor
+// swapped) are zeros already, and copying them would only commit memory.
+// Without pagemap, all of them.
+void copy_touched(std::byte* to, const std::byte* from, uint64_t len) noexcept {
+    const int pm = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    const uint64_t pages = len / page, first = reinterpret_cast<uint64_t>(from) / page;
+    uint64_t i = 0, run = 0;  // pages [run, i) are to be copied
+    if (pm >= 0) {
+        uint64_t e[512];
+        while (i < pages) {
+            const uint64_t k = std::min<uint64_t>(512, pages - i);
+            const ssize_t got = ::pread(pm, e, k * 8, static_cast<off_t>((first + i) * 8));
+            if (got != static_cast<ssize_t>(k * 8)) break;  // the rest is copied below
+            for (uint64_t j = 0; j < k; ++j, ++i) {
+                if (e[j] >> 62) continue;  // present or swapped: keep the run going
+                if (run < i) copy_pages(to + run * page, from + run * page, (i - run) * page);
+                run = i + 1;
+            }
+        }
+        ::close(pm);
     }
-    return true;
+    if (run < pages) copy_pages(to + run * page, from + run * page, (pages - run) * page);
 }
 
-// Pages [lo, hi) back onto private anonymous memory.
-void move_back(std::byte* lo, std::byte* hi) noexcept {
+// Copies the pages of the memfd mapping [from, + len) (file offset `off`)
+// that hold data (SEEK_DATA: peers may have written pages we never
+// touched) into `to`; all of them when the file system cannot tell.
+void copy_data(std::byte* to, const std::byte* from, uint64_t len, int fd, uint64_t off) noexcept {
+    uint64_t pos = 0;
+    while (pos < len) {
+        const off_t d = ::lseek(fd, static_cast<off_t>(off + pos), SEEK_DATA);
+        if (d < 0 && errno == ENXIO) return;  // no data after pos
+        if (d < 0) break;
+        const off_t h = ::lseek(fd, d, SEEK_HOLE);
+        if (h < 0) break;
+        const uint64_t a = static_cast<uint64_t>(d) - off;
+        if (a >= len) return;
+        const uint64_t z = std::min<uint64_t>(static_cast<uint64_t>(h) - off, len);
+        copy_pages(to + a, from + a, z - a);
+        pos = z;
+    }
+    copy_pages(to + pos, from + pos, len - pos);
+}
+
+// Puts the mapping `to` (len bytes, holding the copy) in the place of the
+// pages [at, + len), in one step.
+bool swap_in(std::byte* at, void* to, uint64_t len) noexcept {
+    if (::mremap(to, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, at) != MAP_FAILED) return true;
+    ::munmap(to, len);
+    return false;
+}
+
+// Our pages [lo, hi) (memfd offset `off`) back onto private anonymous memory.
+void move_back(std::byte* lo, std::byte* hi, int fd, uint64_t off) noexcept {
     if (hi <= lo) return;
     const auto len = static_cast<uint64_t>(hi - lo);
     void* priv = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (priv == MAP_FAILED || !move_onto(lo, priv, len))
+    if (priv != MAP_FAILED) copy_data(static_cast<std::byte*>(priv), lo, len, fd, off);
+    if (priv == MAP_FAILED || !swap_in(lo, priv, len))
         util::warn("rma: window memory at %p (%llu bytes) stays on its memfd: %s", static_cast<void*>(lo),
                    static_cast<unsigned long long>(len), std::strerror(errno));
 }
 
 }  // namespace
 
-void remap_own(win* w, peer_info& mine) noexcept {
-    if (!remap_on() || !w->my_slot || w->node_peers.empty() || w->size == 0 || !w->base) return;
-    const auto b = reinterpret_cast<uint64_t>(w->base);
+namespace {
+
+// Moves our window's pages onto a memfd; false when we may not or cannot
+// (the memory stays as it was).
+bool remap_self(win& w) noexcept {
+    if (w.size == 0 || !w.base) return false;
+    const auto b = reinterpret_cast<uint64_t>(w.base);
     const uint64_t lo = b & ~(page - 1);
-    if (b + w->size < b || b + w->size > UINT64_MAX - page) return;
-    const uint64_t hi = (b + w->size + page - 1) & ~(page - 1);
+    if (b + w.size < b || b + w.size > UINT64_MAX - page) return false;
+    const uint64_t hi = (b + w.size + page - 1) & ~(page - 1);
     const uint64_t len = hi - lo;
-    if (len > remap_max() || !alone(true) || !private_anon(lo, hi)) return;
+    if (len > remap_max() || !alone(true) || !private_anon(lo, hi)) {
+        util::verbose("rma: window memory not remapped: larger than CH4LITE_RMA_REMAP_MAX, other threads, "
+                      "locked memory or not private anonymous memory");
+        return false;
+    }
     const int fd = static_cast<int>(::syscall(SYS_memfd_create, "ch4lite-win", MFD_CLOEXEC));
-    if (fd < 0) return;
+    if (fd < 0) return false;
     void* shared = MAP_FAILED;
     if (::ftruncate(fd, static_cast<off_t>(len)) == 0)
         shared = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     auto* at = reinterpret_cast<std::byte*>(lo);
-    if (shared == MAP_FAILED || !move_onto(at, shared, len)) {
+    if (shared != MAP_FAILED) copy_touched(static_cast<std::byte*>(shared), at, len);
+    if (shared == MAP_FAILED || !swap_in(at, shared, len)) {
         util::verbose("rma: window memory not remapped: %s", std::strerror(errno));
         ::close(fd);
-        return;
+        return false;
     }
-    w->remap_fd = fd;
-    w->remap_lo = at;
-    w->remap_len = len;
-    mine.memfd = fd;
+    w.remap_fd = fd;
+    w.remap_lo = at;
+    w.remap_len = len;
     ++dev::g_dev.stats.rma_remapped;
+    return true;
 }
 
-void map_remapped_peers(win* w) noexcept {
-    if (!remap_on()) return;
-    for (int r : w->node_peers) {
-        const auto i = static_cast<std::size_t>(r);
-        const peer_info& p = w->peers[i];
-        if (p.memfd < 0 || p.pid <= 0 || w->direct_base[i] || !dev::g_dev.shm.cma_ok(w->lpid(r))) continue;
-        const uint64_t lo = p.base & ~(page - 1);
-        const uint64_t len = ((p.base + p.size + page - 1) & ~(page - 1)) - lo;
-        const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, p.pid, 0));
-        if (pidfd < 0) continue;
-        const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, p.memfd, 0));
-        ::close(pidfd);
-        if (fd < 0) {
-            util::verbose("rma: cannot take rank %d's window memfd: %s", r, std::strerror(errno));
-            continue;
-        }
-        void* v = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        ::close(fd);
-        if (v == MAP_FAILED) continue;
-        w->views[i] = static_cast<std::byte*>(v);
-        w->direct_base[i] = static_cast<std::byte*>(v) + (p.base - lo);
+// Maps node peer t's remapped memory (its fd `memfd`): direct access from now on.
+void map_peer(win& w, int t, int memfd) noexcept {
+    const auto i = static_cast<std::size_t>(t);
+    w.view_tried[i] = 1;
+    const peer_info& p = w.peers[i];
+    const uint64_t lo = p.base & ~(page - 1);
+    const uint64_t len = ((p.base + p.size + page - 1) & ~(page - 1)) - lo;
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, p.pid, 0));
+    if (pidfd < 0) return;
+    const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, memfd, 0));
+    ::close(pidfd);
+    if (fd < 0) {
+        util::verbose("rma: cannot take rank %d's window memfd: %s", t, std::strerror(errno));
+        return;
+    }
+    void* v = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (v == MAP_FAILED) return;
+    w.views[i] = static_cast<std::byte*>(v);
+    w.direct_base[i] = static_cast<std::byte*>(v) + (p.base - lo);
+}
+
+// Credit (bytes) after which we ask node peer t to remap: what the remap
+// costs t (a fixed part and, per page, creating and later undoing the
+// copy), in bytes of transfers that direct access would save
+// (docs/rma.md, "Remapped Win_create memory"), scaled by
+// CH4LITE_RMA_REMAP_AFTER percent (0: at once).
+uint64_t remap_threshold(const win& w, int t) noexcept {
+    static const uint64_t pct =
+        static_cast<uint64_t>(std::clamp<int64_t>(util::env_int("CH4LITE_RMA_REMAP_AFTER", 100), 0, 1000000));
+    const uint64_t bytes = std::min<uint64_t>(w.peers[static_cast<std::size_t>(t)].size, uint64_t{1} << 40);
+    return ((uint64_t{3} << 20) + 22 * bytes) / 100 * pct;
+}
+
+std::atomic_ref<uint32_t> want_of(node_slot* s) noexcept { return std::atomic_ref<uint32_t>(s->want); }
+std::atomic_ref<int32_t> memfd_of(node_slot* s) noexcept { return std::atomic_ref<int32_t>(s->memfd1); }
+
+}  // namespace
+
+bool remap_request(win& w, int t) noexcept {
+    const auto i = static_cast<std::size_t>(t);
+    if (!remap_on() || w.view_tried[i] || w.remap_credit[i] < remap_threshold(w, t)) return false;
+    node_slot* s = w.slot_of[i];
+    if (memfd_of(s).load(std::memory_order_relaxed) != 0 || !dev::g_dev.shm.cma_ok(w.lpid(t))) return false;
+    uint32_t seen = 0;
+    return want_of(s).compare_exchange_strong(seen, w.epoch + 1, std::memory_order_relaxed) ||
+           seen == w.epoch + 1;
+}
+
+void remap_fence(win& w) noexcept {
+    const uint32_t tag = w.epoch + 1;
+    if (want_of(w.my_slot).load(std::memory_order_acquire) == tag) {
+        if (memfd_of(w.my_slot).load(std::memory_order_relaxed) == 0)
+            memfd_of(w.my_slot).store(remap_self(w) ? w.remap_fd + 1 : -1, std::memory_order_relaxed);
+        uint32_t expect = tag;
+        (void)want_of(w.my_slot).compare_exchange_strong(expect, 0, std::memory_order_release,
+                                                          std::memory_order_relaxed);
+    }
+    // Only the peers we asked (or would ask): reading a slot costs a cache
+    // line its owner writes in every fence.
+    for (int t : w.node_peers) {
+        const auto i = static_cast<std::size_t>(t);
+        if (w.view_tried[i] || w.remap_credit[i] < remap_threshold(w, t)) continue;
+        const int32_t m = memfd_of(w.slot_of[i]).load(std::memory_order_acquire);
+        if (m > 0) map_peer(w, t, m - 1);
+        else if (m < 0) w.view_tried[i] = 1;
     }
 }
 
@@ -217,7 +339,7 @@ void unmap_remapped(win* w) noexcept {
         lo = reinterpret_cast<std::byte*>((b + page - 1) & ~(page - 1));
         hi = reinterpret_cast<std::byte*>((b + w->size) & ~(page - 1));
     }
-    move_back(lo, hi);
+    move_back(lo, hi, w->remap_fd, static_cast<uint64_t>(lo - w->remap_lo));
     ::close(w->remap_fd);
     w->remap_fd = -1;
 }

@@ -1,24 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* Win_create memory moved onto a memfd so that node peers access it
- * directly (docs/rma.md, "Remapped Win_create memory"). The user must see
- * no difference: same addresses, same contents, data beside the window on
- * its first and last page untouched, and private memory again after
- * Win_free. Cases:
+ * directly (docs/rma.md, "Remapped Win_create memory"). Run with
+ * CH4LITE_RMA_REMAP_AFTER=0: a window's memory moves in its first
+ * synchronizing fence. The user must see no difference: same addresses,
+ * same contents, data beside the window on its first and last page
+ * untouched, and private memory again after Win_free. Cases:
  *   1. a window inside a malloc'ed block, not page aligned, with guard bytes
  *      on its first and last page: puts / gets / accumulates of every peer
  *      at both ends and across page boundaries, local stores seen by peers;
  *   2. a window over a whole mmap'ed malloc chunk, grown by realloc after
  *      Win_free (a shared mapping grown past its memfd would fault);
- *   3. a second thread alive during Win_create: the memory stays as it is
- *      (the copy could lose the thread's stores);
+ *   3. a second thread alive during the first fence: the memory stays as
+ *      it is (the copy could lose the thread's stores), also later;
  *   4. a second thread alive during Win_free: the window's whole pages go
  *      back to private memory, its first and last page stay;
  *   5. memory that is already shared (MAP_SHARED) is not remapped; two
  *      windows over the same memory: the second one is not remapped, both
- *      stay usable after the first is freed.
+ *      stay usable after the first is freed;
+ *   6. pages in and out of use: pages the owner never touched read zero
+ *      (they are not copied at Win_create), pages only a peer wrote keep
+ *      its data after Win_free (the way back copies every page with data).
  * With the argument "expect" (shm on, one node) every case also checks in
  * /proc/self/maps that the memory was (or was not) remapped; without it
- * only the data. */
+ * only the data.
+ * With "credit <epochs> <s|p>" (2 ranks, default CH4LITE_RMA_REMAP_AFTER)
+ * instead: rank 0 puts 1 MiB into rank 1's 1 MiB window in each of
+ * <epochs> epochs; rank 1's memory must then be on the memfd (s) or not
+ * (p): the cost model asks for the remap after about 25 MiB. */
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -142,9 +150,11 @@ static void unaligned_in_block(void) {
     for (size_t i = 0; i < n; ++i) mem[i] = val(rank, 9, i);
     MPI_Win win;
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    expect_backing(mem, 's', "unaligned window after Win_create");
-    expect_backing(hi - 1, 's', "unaligned window's last page after Win_create");
-    for (size_t i = 0; i < n; ++i) CHECK(mem[i] == val(rank, 9, i), "contents changed by Win_create at %zu", i);
+    expect_backing(mem, 'p', "unaligned window after Win_create");
+    CHECK_MPI(MPI_Win_fence(0, win));
+    expect_backing(mem, 's', "unaligned window after the first fence");
+    expect_backing(hi - 1, 's', "unaligned window's last page after the first fence");
+    for (size_t i = 0; i < n; ++i) CHECK(mem[i] == val(rank, 9, i), "contents changed by the remap at %zu", i);
     exercise(mem, n, page0, 24, hi, ghi, win, "unaligned");
     CHECK_MPI(MPI_Win_free(&win));
     expect_backing(mem, 'p', "unaligned window after Win_free");
@@ -160,8 +170,8 @@ static void chunk_then_realloc(void) {
     CHECK(mem, "malloc");
     MPI_Win win;
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    expect_backing(mem, 's', "1 MiB chunk after Win_create");
     exercise(mem, n, NULL, 0, NULL, 0, win, "chunk");
+    expect_backing(mem, 's', "1 MiB chunk after fences");
     CHECK_MPI(MPI_Win_free(&win));
     expect_backing(mem, 'p', "1 MiB chunk after Win_free");
     const unsigned char last = mem[n - 1];
@@ -199,7 +209,7 @@ static void stop_thread(pthread_t t) {
     pthread_join(t, NULL);
 }
 
-/* 3 and 4: another thread during Win_create, or during Win_free */
+/* 3 and 4: another thread during the first fence, or during Win_free */
 static void with_thread(int during_create) {
     const size_t n = 4 * PAGE + 100;
     unsigned char* blk = malloc(n + 2 * PAGE);
@@ -209,10 +219,12 @@ static void with_thread(int during_create) {
     if (during_create) t = start_thread();
     MPI_Win win;
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
-    expect_backing(mem + PAGE, during_create ? 'p' : 's', during_create ? "window created beside a thread"
-                                                                        : "window created alone");
+    CHECK_MPI(MPI_Win_fence(0, win));
+    expect_backing(mem + PAGE, during_create ? 'p' : 's', during_create ? "window fenced beside a thread"
+                                                                        : "window fenced alone");
     if (!during_create) t = start_thread();
     exercise(mem, n, NULL, 0, NULL, 0, win, during_create ? "thread at create" : "thread at free");
+    expect_backing(mem + PAGE, during_create ? 'p' : 's', "window after fences");
     CHECK_MPI(MPI_Win_free(&win));
     expect_backing(mem + PAGE, 'p', "whole page of a window freed beside a thread");
     if (!during_create) {
@@ -240,8 +252,8 @@ static void shared_and_twice(void) {
     MPI_Win w1, w2;
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w1));
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w2));
-    expect_backing(mem, 's', "memory of two windows");
     exercise(mem, n, NULL, 0, NULL, 0, w1, "first of two windows");
+    expect_backing(mem, 's', "memory of two windows");
     exercise(mem, n, NULL, 0, NULL, 0, w2, "second of two windows");
     CHECK_MPI(MPI_Win_free(&w1));
     expect_backing(mem, 'p', "memory of two windows, the first freed");
@@ -250,16 +262,95 @@ static void shared_and_twice(void) {
     free(mem);
 }
 
+/* 6: 32 pages of fresh anonymous memory; the owner writes the odd ones
+ * before Win_create, its left neighbour puts into the even ones */
+static void sparse(void) {
+    enum { NP = 32 };
+    const size_t n = NP * PAGE;
+    unsigned char* mem = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(mem != MAP_FAILED, "mmap");
+    for (size_t p = 1; p < NP; p += 2) memset(mem + p * PAGE, 0x40 + (int)p, PAGE);
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    unsigned char* src = malloc(PAGE);
+    CHECK(src, "malloc");
+    const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    memset(src, 0x80 + rank, PAGE);
+    CHECK_MPI(MPI_Win_fence(0, win));
+    expect_backing(mem, 's', "sparse window after the first fence");
+    for (size_t p = 0; p < NP; p += 2)
+        CHECK_MPI(MPI_Put(src, PAGE, MPI_BYTE, right, (MPI_Aint)(p * PAGE), PAGE, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    CHECK_MPI(MPI_Win_free(&win));
+    expect_backing(mem, 'p', "sparse window after Win_free");
+    for (size_t i = 0; i < n; ++i) {
+        const size_t p = i / PAGE;
+        const unsigned char want = (unsigned char)(p % 2 ? 0x40 + (int)p : 0x80 + left);
+        CHECK(mem[i] == want, "sparse: byte %zu (page %zu) is %d, not %d", i, p, mem[i], want);
+    }
+    /* untouched pages of a window read zero */
+    unsigned char* fresh = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(fresh != MAP_FAILED, "mmap");
+    fresh[5 * PAGE] = 7;
+    CHECK_MPI(MPI_Win_create(fresh, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    expect_backing(fresh, 's', "fresh window after the first fence");
+    for (size_t i = 0; i < n; ++i) CHECK(fresh[i] == (i == 5 * PAGE ? 7 : 0), "fresh: byte %zu is %d", i, fresh[i]);
+    CHECK_MPI(MPI_Win_fence(0, win));
+    CHECK_MPI(MPI_Win_free(&win));
+    for (size_t i = 0; i < n; ++i) CHECK(fresh[i] == (i == 5 * PAGE ? 7 : 0), "fresh after free: byte %zu", i);
+    munmap(fresh, n);
+    munmap(mem, n);
+    free(src);
+}
+
+/* "credit": rank 0 puts 1 MiB into rank 1's window `epochs` times */
+static void credit(int epochs, char want) {
+    CHECK(size == 2, "credit: run on 2 ranks, not %d", size);
+    const size_t n = 1 << 20;
+    unsigned char* mem = malloc(n);
+    unsigned char* src = malloc(n);
+    CHECK(mem && src, "malloc");
+    memset(mem, 0, n);
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    for (int e = 0; e < epochs; ++e) {
+        if (rank == 0) {
+            for (size_t i = 0; i < n; i += 4096) src[i] = (unsigned char)(e + i / 4096);
+            CHECK_MPI(MPI_Put(src, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win));
+        }
+        CHECK_MPI(MPI_Win_fence(0, win));
+        if (rank == 1)
+            for (size_t i = 0; i < n; i += 4096)
+                CHECK(mem[i] == (unsigned char)(e + i / 4096), "credit epoch %d: byte %zu", e, i);
+    }
+    if (rank == 1) {
+        expect = 1;
+        expect_backing(mem, want, "after the epochs of 1 MiB puts");
+    }
+    CHECK_MPI(MPI_Win_free(&win));
+    free(mem);
+    free(src);
+}
+
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 3 && strcmp(argv[1], "credit") == 0) {
+        credit(atoi(argv[2]), argv[3][0]);
+        if (rank == 0) printf("rma_remap: OK\n");
+        MPI_Finalize();
+        return 0;
+    }
     expect = argc > 1 && strcmp(argv[1], "expect") == 0;
     unaligned_in_block();
     chunk_then_realloc();
     with_thread(1);
     with_thread(0);
     shared_and_twice();
+    sparse();
     if (rank == 0) printf("rma_remap: OK\n");
     MPI_Finalize();
     return 0;
