@@ -94,6 +94,7 @@ void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_i
         const split_hdr h{sreq_id, request_id(r), half, n - half,
                           reinterpret_cast<uintptr_t>(buf + half), 0, 0};
         if (send_ctrl(src_lpid, am_split, &h, sizeof h) == status::ok) {
+            ++g_dev.splits_pending;
             ++g_dev.stats.rndv_cma;
             ++g_dev.stats.rndv_split;
             if (g_dev.shm.cma_read(src_lpid, buf, raddr, half) != status::ok)
@@ -322,6 +323,7 @@ void am_on_split(int src, const split_hdr& h) noexcept {
 }
 
 void am_on_split_done(int src, const split_hdr& h) noexcept {
+    if (g_dev.splits_pending) --g_dev.splits_pending;
     request* r = request_from_id(h.rreq_id);
     if (!r) return;
     if (!h.ok && h.offset <= r->bytes && h.bytes <= r->bytes - h.offset) {

@@ -51,6 +51,10 @@ struct device_state {
     // that peer runs cached stores at speed (shm::ring_runs_fast). 0: never.
     std::size_t shm_ring_rndv_max = 0;
     bool cma_write = true;  // CH4LITE_SHM_CMA_WRITE=0: answer SPLIT with "not written"
+    // Split single copies whose sender may still be writing into our
+    // memory (SPLIT sent, SPLIT_DONE not yet here): src/rma does not remap
+    // window memory meanwhile.
+    uint32_t splits_pending = 0;
     // How this rank's AM-path rendezvous receives moved their data, printed
     // at MPI_Finalize with CH4LITE_STATS=1 (docs/shm.md, "Counters"): by the
     // receiver's single copy (of which split with the sender), or in chunks

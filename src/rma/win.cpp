@@ -188,6 +188,9 @@ status win_free(win* w) noexcept {
     // write our memory: drain, then synchronize the members.
     wait_until([w] { return w->inflight == 0; });
     const status s = dev::coll_barrier(*w->comm);
+    // Remapped memory goes back by copy: no shm sender may still be writing
+    // half of a large message into it (win_remap.cpp).
+    if (w->remap_fd >= 0) wait_until([] { return dev::g_dev.splits_pending == 0; });
     util::verbose("rma: window freed (%llu native puts/gets issued by this process so far)",
                   static_cast<unsigned long long>(native_ops_issued()));
     destroy(w);

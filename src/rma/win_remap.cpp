@@ -29,8 +29,10 @@
 // data), only private anonymous read-write memory (heap or anonymous
 // mappings: no file, shared, stack or named mapping, nothing locked), at
 // most CH4LITE_RMA_REMAP_MAX bytes; CH4LITE_RMA_REMAP=0 turns it off.
-// Anything that fails leaves the memory as it was: peers then use
-// cross-memory attach or messages.
+// Not while a shm sender may still write into our memory (a split single
+// copy of a large receive in progress): then in a later fence. Anything
+// that fails leaves the memory as it was: peers then use cross-memory
+// attach or messages.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -299,8 +301,11 @@ bool remap_request(win& w, int t) noexcept {
 
 void remap_fence(win& w) noexcept {
     const uint32_t tag = w.epoch + 1;
+    // A sender that writes half of a large message into our memory (shm
+    // split single copy) could write into the old pages after our copy:
+    // not in this fence, the askers ask again in the next.
     if (want_of(w.my_slot).load(std::memory_order_acquire) == tag) {
-        if (memfd_of(w.my_slot).load(std::memory_order_relaxed) == 0)
+        if (memfd_of(w.my_slot).load(std::memory_order_relaxed) == 0 && dev::g_dev.splits_pending == 0)
             memfd_of(w.my_slot).store(remap_self(w) ? w.remap_fd + 1 : -1, std::memory_order_relaxed);
         uint32_t expect = tag;
         (void)want_of(w.my_slot).compare_exchange_strong(expect, 0, std::memory_order_release,

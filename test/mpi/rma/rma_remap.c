@@ -19,7 +19,10 @@
  *      stay usable after the first is freed;
  *   6. pages in and out of use: pages the owner never touched read zero
  *      (they are not copied at Win_create), pages only a peer wrote keep
- *      its data after Win_free (the way back copies every page with data).
+ *      its data after Win_free (the way back copies every page with data);
+ *   7. a large receive into the window's memory in progress across the
+ *      fence that remaps it and across Win_free (a shm sender may write
+ *      half of it into our memory: no remap meanwhile).
  * With the argument "expect" (shm on, one node) every case also checks in
  * /proc/self/maps that the memory was (or was not) remapped; without it
  * only the data.
@@ -334,6 +337,40 @@ static void credit(int epochs, char want) {
     free(src);
 }
 
+/* 7: 512 KiB from rank 0 into rank 1's window memory, pending across
+ * fences (one way: a receiver splits the copy with its sender unless the
+ * two exchange messages; 2 ranks only: more oversubscribe, which turns
+ * the split off) */
+static void receive_across(void) {
+    const size_t n = 1 << 20, m = 512 << 10;
+    unsigned char* src = malloc(m);
+    CHECK(src, "malloc");
+    for (size_t i = 0; i < m; ++i) src[i] = val(0, 77, i);
+    for (int round = 0; round < 4; ++round) {
+        unsigned char* mem = malloc(n);
+        CHECK(mem, "malloc");
+        memset(mem, 0, n);
+        MPI_Win win;
+        CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        MPI_Request rq = MPI_REQUEST_NULL;
+        unsigned char* into = mem + (round & 1 ? n - m : 4096);
+        if (rank == 1) CHECK_MPI(MPI_Irecv(into, (int)m, MPI_BYTE, 0, round, MPI_COMM_WORLD, &rq));
+        CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+        if (rank == 0) CHECK_MPI(MPI_Isend(src, (int)m, MPI_BYTE, 1, round, MPI_COMM_WORLD, &rq));
+        CHECK_MPI(MPI_Win_fence(0, win));
+        if (round >= 2) CHECK_MPI(MPI_Win_free(&win));
+        CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        if (round < 2) CHECK_MPI(MPI_Win_fence(0, win));
+        if (rank == 1)
+            for (size_t i = 0; i < m; ++i)
+                CHECK(into[i] == val(0, 77, i), "receive across the remap, round %d: byte %zu is %d, not %d", round,
+                      i, into[i], val(0, 77, i));
+        if (round < 2) CHECK_MPI(MPI_Win_free(&win));
+        free(mem);
+    }
+    free(src);
+}
+
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -351,6 +388,7 @@ int main(int argc, char** argv) {
     with_thread(0);
     shared_and_twice();
     sparse();
+    receive_across();
     if (rank == 0) printf("rma_remap: OK\n");
     MPI_Finalize();
     return 0;
