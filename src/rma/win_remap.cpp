@@ -306,7 +306,7 @@ void remap_fence(win& w) noexcept {
     // not in this fence, the askers ask again in the next.
     if (want_of(w.my_slot).load(std::memory_order_acquire) == tag) {
         if (memfd_of(w.my_slot).load(std::memory_order_relaxed) == 0 && dev::g_dev.splits_pending == 0)
-            memfd_of(w.my_slot).store(remap_self(w) ? w.remap_fd + 1 : -1, std::memory_order_relaxed);
+            memfd_of(w.my_slot).store(remap_self(w) ? w.remap_fd + 1 : -1, std::memory_order_release);
         uint32_t expect = tag;
         (void)want_of(w.my_slot).compare_exchange_strong(expect, 0, std::memory_order_release,
                                                           std::memory_order_relaxed);

@@ -327,6 +327,7 @@ static void credit(int epochs, char want) {
         if (rank == 1)
             for (size_t i = 0; i < n; i += 4096)
                 CHECK(mem[i] == (unsigned char)(e + i / 4096), "credit epoch %d: byte %zu", e, i);
+        CHECK_MPI(MPI_Win_fence(0, win));  /* the reads above before the next put */
     }
     if (rank == 1) {
         expect = 1;
