@@ -213,10 +213,6 @@ void move_back(std::byte* lo, std::byte* hi, int fd, uint64_t off) noexcept {
                    static_cast<unsigned long long>(len), std::strerror(errno));
 }
 
-}  // namespace
-
-namespace {
-
 // Moves our window's pages onto a memfd; false when we may not or cannot
 // (the memory stays as it was).
 bool remap_self(win& w) noexcept {
