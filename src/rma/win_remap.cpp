@@ -28,7 +28,9 @@
 // between the copy and the remap; the first and last page may hold other
 // data), only private anonymous read-write memory (heap or anonymous
 // mappings: no file, shared, stack or named mapping, nothing locked), at
-// most CH4LITE_RMA_REMAP_MAX bytes; CH4LITE_RMA_REMAP=0 turns it off.
+// most CH4LITE_RMA_REMAP_MAX bytes, and not when off-node peers may reach
+// the memory by native RMA (a provider may have pinned the old pages);
+// CH4LITE_RMA_REMAP=0 turns it off.
 // Not while a shm sender may still write into our memory (a split single
 // copy of a large receive in progress): then in a later fence. Anything
 // that fails leaves the memory as it was: peers then use cross-memory
@@ -216,7 +218,11 @@ void move_back(std::byte* lo, std::byte* hi, int fd, uint64_t off) noexcept {
 // Moves our window's pages onto a memfd; false when we may not or cannot
 // (the memory stays as it was).
 bool remap_self(win& w) noexcept {
-    if (w.size == 0 || !w.base) return false;
+    // Off-node peers may put into our registered memory through the
+    // netmod (native RMA); a provider that pins registered pages would
+    // keep writing into the old ones. The netmod contract does not say
+    // whether it pins (tcp;ofi_rxm does not), so such windows stay.
+    if (w.size == 0 || !w.base || (w.mr.handle && !w.all_node)) return false;
     const auto b = reinterpret_cast<uint64_t>(w.base);
     const uint64_t lo = b & ~(page - 1);
     if (b + w.size < b || b + w.size > UINT64_MAX - page) return false;
