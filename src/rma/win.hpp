@@ -128,12 +128,10 @@ class win {
     bool all_node = false;                // every member is in my segment
     shm::segment seg;                     // this node's shared segment (slots [+ Win_allocate memory])
     void* heap = nullptr;                 // Win_allocate without a segment
-    // Win_create memory remapped onto a memfd (win_remap.cpp): the pages
-    // [remap_lo, + remap_len) of our address space, and the fd node peers
-    // take with pidfd_getfd (slot memfd1); -1: not remapped.
+    // Win_create memory remapped onto a memfd (win_remap.cpp): the fd of
+    // the whole pages holding [base, + size), which node peers take with
+    // pidfd_getfd (slot memfd1); -1: not remapped.
     int remap_fd = -1;
-    std::byte* remap_lo = nullptr;
-    uint64_t remap_len = 0;
     std::vector<std::byte*> views;        // my mapping of each node peer's remapped memory, or null
     std::vector<uint8_t> view_tried;      // tried to map it (once)
     // Per node peer: bytes (and records, 1 KiB each) moved to it by CMA or

@@ -61,6 +61,15 @@ namespace {
 
 constexpr uint64_t page = 4096;
 
+// The whole pages holding [base, + size): first page and length.
+struct span {
+    uint64_t lo, len;
+};
+span pages_of(uint64_t base, uint64_t size) noexcept {
+    const uint64_t lo = base & ~(page - 1);
+    return {lo, ((base + size + page - 1) & ~(page - 1)) - lo};
+}
+
 bool remap_on() noexcept {
     static const bool v = util::env_bool("CH4LITE_RMA_REMAP", true);
     return v;
@@ -224,11 +233,9 @@ bool remap_self(win& w) noexcept {
     // whether it pins (tcp;ofi_rxm does not), so such windows stay.
     if (w.size == 0 || !w.base || (w.mr.handle && !w.all_node)) return false;
     const auto b = reinterpret_cast<uint64_t>(w.base);
-    const uint64_t lo = b & ~(page - 1);
     if (b + w.size < b || b + w.size > UINT64_MAX - page) return false;
-    const uint64_t hi = (b + w.size + page - 1) & ~(page - 1);
-    const uint64_t len = hi - lo;
-    if (len > remap_max() || !alone(true) || !private_anon(lo, hi)) {
+    const auto [lo, len] = pages_of(b, w.size);
+    if (len > remap_max() || !alone(true) || !private_anon(lo, lo + len)) {
         util::verbose("rma: window memory not remapped: larger than CH4LITE_RMA_REMAP_MAX, other threads, "
                       "locked memory or not private anonymous memory");
         return false;
@@ -246,8 +253,6 @@ bool remap_self(win& w) noexcept {
         return false;
     }
     w.remap_fd = fd;
-    w.remap_lo = at;
-    w.remap_len = len;
     ++dev::g_dev.stats.rma_remapped;
     return true;
 }
@@ -257,8 +262,7 @@ void map_peer(win& w, int t, int memfd) noexcept {
     const auto i = static_cast<std::size_t>(t);
     w.view_tried[i] = 1;
     const peer_info& p = w.peers[i];
-    const uint64_t lo = p.base & ~(page - 1);
-    const uint64_t len = ((p.base + p.size + page - 1) & ~(page - 1)) - lo;
+    const auto [lo, len] = pages_of(p.base, p.size);
     const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, p.pid, 0));
     if (pidfd < 0) return;
     const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, memfd, 0));
@@ -327,9 +331,7 @@ void remap_fence(win& w) noexcept {
 void unmap_remapped(win* w) noexcept {
     for (std::size_t i = 0; i < w->views.size(); ++i) {
         if (!w->views[i]) continue;
-        const peer_info& p = w->peers[i];
-        const uint64_t lo = p.base & ~(page - 1);
-        ::munmap(w->views[i], ((p.base + p.size + page - 1) & ~(page - 1)) - lo);
+        ::munmap(w->views[i], pages_of(w->peers[i].base, w->peers[i].size).len);
         w->views[i] = nullptr;
         w->direct_base[i] = nullptr;
     }
@@ -339,14 +341,14 @@ void unmap_remapped(win* w) noexcept {
     // the remap. Then only the window's whole pages go back; those two
     // stay on the memfd (splitting the mapping, so that a later mremap
     // that grows it fails instead of reaching beyond the memfd's end).
-    std::byte* lo = w->remap_lo;
-    std::byte* hi = w->remap_lo + w->remap_len;
+    const auto b = reinterpret_cast<uint64_t>(w->base);
+    const span all = pages_of(b, w->size);
+    uint64_t lo = all.lo, hi = all.lo + all.len;
     if (!alone(false)) {
-        const auto b = reinterpret_cast<uint64_t>(w->base);
-        lo = reinterpret_cast<std::byte*>((b + page - 1) & ~(page - 1));
-        hi = reinterpret_cast<std::byte*>((b + w->size) & ~(page - 1));
+        lo = (b + page - 1) & ~(page - 1);
+        hi = (b + w->size) & ~(page - 1);
     }
-    move_back(lo, hi, w->remap_fd, static_cast<uint64_t>(lo - w->remap_lo));
+    move_back(reinterpret_cast<std::byte*>(lo), reinterpret_cast<std::byte*>(hi), w->remap_fd, lo - all.lo);
     ::close(w->remap_fd);
     w->remap_fd = -1;
 }

@@ -229,7 +229,7 @@ static void with_thread(int during_create) {
     expect_backing(mem + PAGE, during_create ? 'p' : 's', during_create ? "window fenced beside a thread"
                                                                         : "window fenced alone");
     if (!during_create) t = start_thread();
-    exercise(mem, n, NULL, 0, NULL, 0, win, during_create ? "thread at create" : "thread at free");
+    exercise(mem, n, NULL, 0, NULL, 0, win, during_create ? "thread at the first fence" : "thread at free");
     expect_backing(mem + PAGE, during_create ? 'p' : 's', "window after fences");
     CHECK_MPI(MPI_Win_free(&win));
     expect_backing(mem + PAGE, 'p', "whole page of a window freed beside a thread");
