@@ -7,6 +7,7 @@
 
 #include "dame/dame.hpp"
 #include "dame/interp.hpp"
+#include "dame/stream.hpp"
 
 // Segments are handed to libfabric / readv as struct iovec without copying.
 static_assert(sizeof(ch4lite::dame::iov_seg) == sizeof(struct iovec));
@@ -18,10 +19,47 @@ namespace {
 
 char* mut(const void* p) { return const_cast<char*>(static_cast<const char*>(p)); }
 
+// A streaming move (stream.hpp): every block through copy_nt, one fence.
+template <dir D>
+struct nt_copier {
+    static constexpr bool fast = false;
+    char* packed;
+    bool full(const program&, const node&, char*) noexcept { return true; }
+    bool piece(char* addr, int64_t len) noexcept {
+        if constexpr (D == dir::pack) copy_nt(packed, addr, len);
+        else copy_nt(addr, packed, len);
+        packed += len;
+        return true;
+    }
+};
+
+// Streams the whole move if it is large enough and its blocks long enough;
+// false: move it the normal way.
+template <dir D>
+[[gnu::noinline]] bool stream_whole(const type& t, char* buf, int64_t count, char* out,
+                                    int64_t bytes) noexcept {
+    if (bytes < stream_min()) return false;
+    if (t.contiguous()) {
+        char* typed = buf + t.true_lb();
+        if constexpr (D == dir::pack) copy_nt(out, typed, bytes);
+        else copy_nt(typed, out, bytes);
+    } else {
+        const program& p = *t.prog();
+        if (bytes / p.segments(count) < stream_min_block) return false;
+        nt_copier<D> op{out};
+        walk(p, p.top(count), buf, 0, bytes, op);
+    }
+    stream_fence();
+    count_stream_move();
+    return true;
+}
+
 template <dir D>
 void whole(const type& t, const void* buf, int64_t count, const void* packed) noexcept {
     if (count <= 0 || t.size() == 0) return;
     char* out = mut(packed);
+    if (const int64_t bytes = count * t.size(); bytes >= stream_floor) [[unlikely]]
+        if (stream_whole<D>(t, mut(buf), count, out, bytes)) return;
     if (t.contiguous()) {  // one block (extent == size): one copy, no interpreter
         move_any<D>(mut(buf) + t.true_lb(), out, count * t.size());
         return;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "dame/stream.hpp"
 #include "device/comm.hpp"
 #include "device/match_queue.hpp"
 #include "device/progress.hpp"
@@ -184,6 +185,9 @@ status finalize() {
     if (g_dev.print_stats && g_dev.stats.rma_remapped)
         std::fprintf(stderr, "ch4lite: stats rank %d: Win_create windows remapped %" PRIu64 "\n",
                      g_dev.world_rank, g_dev.stats.rma_remapped);
+    if (g_dev.print_stats && dame::stream_moves())
+        std::fprintf(stderr, "ch4lite: stats rank %d: datatype moves streamed %" PRId64 "\n",
+                     g_dev.world_rank, dame::stream_moves());
     const status n = g_dev.nm.finalize();
     if (s == status::ok) s = n;
     const status m = g_dev.shm.finalize();

@@ -10,6 +10,7 @@
 
 #include "dame/dump.hpp"
 #include "dame/kernels.hpp"
+#include "dame/stream.hpp"
 #include "helpers.hpp"
 #include "oracle.hpp"
 
@@ -333,4 +334,48 @@ TEST(DameKernels, LineAlignedShortBlocksMatchTheOracle) {
                 ASSERT_EQ(0, std::memcmp(dst + e.disp, src + e.disp, e.len)) << text << " shift " << shift;
         }
     }
+}
+
+TEST(DameStream, LargeMovesOfLongBlocksStreamAndMatchTheOracle) {
+    // Whole moves of at least stream_min() bytes whose blocks average
+    // >= stream_min_block write with non-temporal stores (stream.hpp). The
+    // threshold is lowered to its floor (1 MiB) so that small buffers take
+    // the path; buffers and packed stream are off 16-byte alignment, and a
+    // block length of 1027 leaves heads and tails to the plain copies.
+    using namespace ch4lite::dame;
+    set_stream_min(stream_floor);
+    struct tcase {
+        const char* text;
+        int64_t count, shift;
+        bool streams;
+    } cases[] = {{"contig(131075, double)", 1, 5, true},
+                 {"hvector(1100, 1, 2056, contig(1027, byte))", 2, 3, true},
+                 {"hvector(70000, 1, 32, contig(2, double))", 1, 0, false}};  // 16-byte blocks
+    for (const tcase& c : cases) {
+        type_ref t = committed(c.text);
+        const std::vector<elem> map = typemap(*t.get(), c.count);
+        int64_t hi = 0;
+        for (const elem& e : map) hi = std::max(hi, e.disp + e.len);
+        std::vector<char> src_mem(hi + 64), dst_mem(hi + 64, 0), out_mem(t->size() * c.count + 64);
+        char *src = src_mem.data() + c.shift, *dst = dst_mem.data() + c.shift + 1;
+        char* out = out_mem.data() + 7;
+        for (int64_t i = 0; i < hi; ++i) src[i] = static_cast<char>(i * 13 + 1);
+        const std::vector<char> want = oracle_pack(map, src);
+        const int64_t before = stream_moves();
+        pack(*t.get(), src, c.count, out);
+        ASSERT_EQ(0, std::memcmp(out, want.data(), want.size())) << c.text;
+        unpack(*t.get(), dst, c.count, out);
+        for (const elem& e : map) ASSERT_EQ(0, std::memcmp(dst + e.disp, src + e.disp, e.len)) << c.text;
+        EXPECT_EQ(stream_moves() - before, c.streams ? 2 : 0) << c.text;
+    }
+    // Off (CH4LITE_DAME_STREAM_MIN=0 does the same): the plain copy.
+    set_stream_min(0);
+    type_ref t = committed("contig(131075, double)");
+    std::vector<char> a(t->size(), 1), b(t->size(), 2);
+    const int64_t before = stream_moves();
+    pack(*t.get(), a.data(), 1, b.data());
+    EXPECT_EQ(stream_moves(), before);
+    EXPECT_EQ(a, b);
+    set_stream_min(-1);
+    EXPECT_GE(stream_min(), stream_floor);
 }
