@@ -336,6 +336,35 @@ TEST(DameKernels, LineAlignedShortBlocksMatchTheOracle) {
     }
 }
 
+TEST(DameKernels, MediumBlocksMatchTheOracle) {
+    // Blocks of 256-1023 bytes: the medium kernels (128-byte steps, 32-byte
+    // steps, an overlapping last move), in every family that has them.
+    const std::pair<const char*, const char*> cases[] = {
+        {"hvector(9, 1, 300, contig(256, byte))", "vec_medium"},
+        {"hvector(7, 1, 1100, contig(1023, byte))", "vec_medium"},
+        {"hvector(5, 1, 800, contig(777, byte))", "vec_medium"},
+        {"hblkidx(1, [0, 3000, 1200, 9000], contig(520, byte))", "blk/i32_medium"},
+        {"hvector(3, 1, 9000, hvector(4, 1, 700, contig(300, byte)))", "vec2_medium"},
+        {"hvector(8, 1, 1024, contig(1024, byte))", ""}};  // contiguous
+    for (const auto& [text, kernel] : cases) {
+        type_ref t = committed(text);
+        if (*kernel) {
+            EXPECT_NE(dump(*t.get()).find(std::string("kernel=") + kernel), std::string::npos) << text;
+        }
+        const std::vector<elem> map = typemap(*t.get(), 2);
+        int64_t hi = 0;
+        for (const elem& e : map) hi = std::max(hi, e.disp + e.len);
+        std::vector<char> src(hi + 8), dst(hi + 8, 0);
+        for (int64_t i = 0; i < hi; ++i) src[i] = static_cast<char>(i * 13 + 1);
+        const std::vector<char> want = oracle_pack(map, src.data() + 3);
+        std::vector<char> got(want.size() + 8);
+        pack(*t.get(), src.data() + 3, 2, got.data() + 1);
+        ASSERT_EQ(0, std::memcmp(got.data() + 1, want.data(), want.size())) << text;
+        unpack(*t.get(), dst.data() + 3, 2, got.data() + 1);
+        for (const elem& e : map) ASSERT_EQ(0, std::memcmp(dst.data() + 3 + e.disp, src.data() + 3 + e.disp, e.len)) << text;
+    }
+}
+
 TEST(DameStream, LargeMovesOfLongBlocksStreamAndMatchTheOracle) {
     // Whole moves of at least stream_min() bytes whose blocks average
     // >= stream_min_block write with non-temporal stores (stream.hpp). The
