@@ -2,8 +2,8 @@
 // Streaming moves (stream.hpp).
 #include "dame/stream.hpp"
 
-#include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -11,10 +11,10 @@
 #include <limits>
 
 #include "util/env.hpp"
+#include "util/stream_copy.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define CH4LITE_DAME_NT 1
+#if defined(__x86_64__)
+#define CH4LITE_DAME_NT 1  // util::stream_copy streams only here
 #else
 #define CH4LITE_DAME_NT 0
 #endif
@@ -85,72 +85,19 @@ void set_stream_min(int64_t bytes) noexcept {
 int64_t stream_moves() noexcept { return g_moves.load(std::memory_order_relaxed); }
 void count_stream_move() noexcept { g_moves.fetch_add(1, std::memory_order_relaxed); }
 
-namespace {
-#if CH4LITE_DAME_NT
-// The body of d (from its first 16-byte boundary) with non-temporal stores,
-// two cache lines per iteration; no fence. AVX2 when the CPU has it: with
-// 16-byte stores the same loop ran at 12-19 GB/s against 16-26 (32-byte) on
-// the development VM's Zen 4, copying 12 KiB blocks of 19 MB
-// (FFT2_send/1536), where memcpy ran at 16-17.
-[[gnu::target("avx2")]] void nt_avx2(char* d, const char* s, int64_t n) noexcept {
-    const int64_t head = std::min<int64_t>(n, (32 - (reinterpret_cast<uintptr_t>(d) & 31)) & 31);
-    std::memcpy(d, s, static_cast<size_t>(head));
-    d += head, s += head, n -= head;
-    int64_t i = 0;
-    for (; i + 128 <= n; i += 128) {
-        const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
-        const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));
-        const __m256i c = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 64));
-        const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 96));
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), a);
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 32), b);
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 64), c);
-        _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 96), e);
-    }
-    std::memcpy(d + i, s + i, static_cast<size_t>(n - i));
-}
-void nt_sse2(char* d, const char* s, int64_t n) noexcept {
-    const int64_t head = std::min<int64_t>(n, (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15);
-    std::memcpy(d, s, static_cast<size_t>(head));
-    d += head, s += head, n -= head;
-    int64_t i = 0;
-    for (; i + 64 <= n; i += 64) {
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 16));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 32));
-        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + 48));
-        _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), a);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 16), b);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 32), c);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + 48), e);
-    }
-    std::memcpy(d + i, s + i, static_cast<size_t>(n - i));
-}
-using nt_fn = void (*)(char*, const char*, int64_t) noexcept;
-// CH4LITE_DAME_ISA=base (as for the kernels) takes the SSE2 loop, so that
-// the unit tests run both.
-nt_fn pick_nt() noexcept {
-    const char* e = std::getenv("CH4LITE_DAME_ISA");
-    if (e && std::strcmp(e, "base") == 0) return nt_sse2;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2") ? nt_avx2 : nt_sse2;
-}
-#endif
-}  // namespace
-
+// The 16-byte loop with CH4LITE_DAME_ISA=base (as for the kernels), so
+// that the unit tests run both.
 void copy_nt(char* d, const char* s, int64_t n) noexcept {
-#if CH4LITE_DAME_NT
-    static const nt_fn f = pick_nt();
-    f(d, s, n);
-#else
-    std::memcpy(d, s, static_cast<size_t>(n));
-#endif
+    static const bool wide = [] {
+        const char* e = std::getenv("CH4LITE_DAME_ISA");
+        return !(e && std::strcmp(e, "base") == 0);
+    }();
+    auto* to = reinterpret_cast<std::byte*>(d);
+    const auto* from = reinterpret_cast<const std::byte*>(s);
+    if (wide) util::stream_copy_wide(to, from, static_cast<size_t>(n));
+    else util::stream_copy(to, from, static_cast<size_t>(n));
 }
 
-void stream_fence() noexcept {
-#if CH4LITE_DAME_NT
-    _mm_sfence();
-#endif
-}
+void stream_fence() noexcept { util::stream_fence(); }
 
 }  // namespace ch4lite::dame

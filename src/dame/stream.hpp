@@ -27,10 +27,10 @@ void set_stream_min(int64_t bytes) noexcept;
 int64_t stream_moves() noexcept;
 void count_stream_move() noexcept;
 
-// memcpy with non-temporal stores for the aligned body of d, without a
-// fence: a streaming move calls it per block and ends with stream_fence(),
-// which orders the bytes before any later store (a flag that publishes them
-// to another process).
+// memcpy with non-temporal stores (util::stream_copy_wide) without a fence:
+// a streaming move calls it per block and ends with stream_fence(), which
+// orders the bytes before any later store (a flag that publishes them to
+// another process).
 void copy_nt(char* d, const char* s, int64_t n) noexcept;
 void stream_fence() noexcept;
 

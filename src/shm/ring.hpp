@@ -27,15 +27,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
 
 #include "netmod/netmod.hpp"
 #include "util/small_copy.hpp"
 #include "util/status.hpp"
+#include "util/stream_copy.hpp"
 
 namespace ch4lite::shm {
+
+// Copies into the data ring with non-temporal stores (util/stream_copy.hpp).
+using util::stream_copy;
+using util::stream_fence;
 
 inline constexpr std::size_t line = 64;
 
@@ -110,43 +112,6 @@ struct tx_ring {
     bool prefaulted = false;     // tx_prefault ran
     static constexpr uint32_t time_every = 8;  // below adapt_time_min: untimed == 7 times the next
 };
-
-// A copy into the data ring with non-temporal stores (x86: movntdq; other
-// targets: memcpy). The sender does not first take the lines the receiver
-// still holds from the ring's last lap, and the receiver then reads them
-// from memory instead of from the sender's cache (docs/shm.md, "The eager
-// limit and the vCPU placement"). The caller fences before publishing.
-inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
-#if defined(__x86_64__)
-    std::size_t i = 0;
-    const std::size_t head = (16 - (reinterpret_cast<uintptr_t>(dst) & 15)) & 15;
-    if (head) {
-        std::memcpy(dst, src, std::min(head, n));
-        i = std::min(head, n);
-    }
-    for (; i + 64 <= n; i += 64) {
-        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
-        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
-        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
-        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
-    }
-    if (i < n) std::memcpy(dst + i, src + i, n - i);
-#else
-    std::memcpy(dst, src, n);
-#endif
-}
-
-// Orders streamed (non-temporal) stores before the release store that
-// publishes them; nothing to do where stream_copy is a memcpy.
-inline void stream_fence() noexcept {
-#if defined(__x86_64__)
-    _mm_sfence();
-#endif
-}
 
 // Typed payloads from typed_stage_min to typed_stage_max bytes are packed
 // on the stack (or in scratch memory) and copied into the ring backward
