@@ -16,11 +16,16 @@ enum class dir { pack, unpack };
 // docs/dame.md; a single 480-byte block: 43 GB/s against 36 with the
 // 32-byte loop of copy_short).
 constexpr int64_t long_block = 256;
-// A kernel's loop over many blocks of one length between long_block and
-// medium_end bytes copies them inline with copy_medium: there the call and
-// memcpy's size dispatch per block cost more than the moves (NAS_MG_y/34 and
-// NAS_MG_z/34, 256-byte blocks: pack 1.1-1.2x, unpack 1.2-1.3x faster).
-constexpr int64_t medium_end = 1024;
+// A kernel's loop over many blocks of one length copies them inline from
+// long_block up to big_end bytes (copy_medium, then from big_begin
+// copy_big) and calls memcpy only for longer ones. There the call and
+// memcpy's dispatch on the size (`rep movsb` from 2112 bytes on this VM) cost
+// more than the moves: NAS_MG_y/34 and NAS_MG_z/34 (256-byte blocks) pack
+// 1.1-1.2x, unpack 1.2-1.3x faster; NAS_MG_z/514 (4 KiB blocks) pack 1.12x;
+// FFT2_send/512 (4 KiB) 1.08x. copy_big's line-aligned stores took
+// NAS_MG_z/514 unpack (blocks 16 bytes off the line) from 44 to 47 GB/s;
+// on 256-byte blocks its extra moves cost 10-30 %.
+constexpr int64_t big_begin = 1024, big_end = 8192;
 
 template <int64_t L>
 [[gnu::always_inline]] inline void copy_fixed(char* __restrict d, const char* __restrict s) {
@@ -50,13 +55,26 @@ template <int64_t L>
     }
 }
 
-// 128 bytes per step, then 32-byte steps and an overlapping last move; n >= 32.
+// Blocks of long_block to big_begin bytes: 128-byte steps, then 32-byte
+// steps and an overlapping last move; n >= 32.
 [[gnu::always_inline]] inline void copy_medium(char* __restrict d, const char* __restrict s,
                                                int64_t n) {
     int64_t i = 0;
     for (; i + 128 <= n; i += 128) copy_fixed<128>(d + i, s + i);
     for (; i + 32 <= n; i += 32) copy_fixed<32>(d + i, s + i);
     if (i < n) copy_fixed<32>(d + n - 32, s + n - 32);
+}
+
+// Blocks of big_begin to big_end bytes: one 64-byte move, then 128-byte
+// steps from d's first 64-byte boundary, so that no store straddles a cache
+// line, then one or two 64-byte moves that end at the last byte (they may
+// rewrite a few bytes); n >= 128.
+[[gnu::always_inline]] inline void copy_big(char* __restrict d, const char* __restrict s, int64_t n) {
+    copy_fixed<64>(d, s);
+    int64_t i = 64 - static_cast<int64_t>(reinterpret_cast<uintptr_t>(d) & 63);
+    for (; i + 128 <= n; i += 128) copy_fixed<128>(d + i, s + i);
+    if (n - i > 64) copy_fixed<64>(d + i, s + i);
+    copy_fixed<64>(d + n - 64, s + n - 64);
 }
 
 [[gnu::always_inline]] inline void copy_any(char* __restrict d, const char* __restrict s,

@@ -18,7 +18,9 @@ namespace {
 int len_class(int64_t blen) {
     for (int i = 0; i < n_fixed; ++i)
         if (fixed_len[i] == blen) return i;
-    return blen < long_block ? cls_short : blen < medium_end ? cls_medium : cls_long;
+    if (blen < long_block) return cls_short;
+    if (blen < big_begin) return cls_medium;
+    return blen < big_end ? cls_big : cls_long;
 }
 
 }  // namespace
@@ -85,7 +87,7 @@ uint8_t choose_nested_kernel(int64_t inner_blen) noexcept {
 
 const char* kernel_name(uint8_t id) noexcept {
     static const char* cls[] = {"1", "2", "4", "8", "12", "16", "24", "32", "40", "48", "64",
-                                "short", "medium", "long"};
+                                "short", "medium", "big", "long"};
     static char buf[n_kernels][32];
     if (id == 0 || id >= n_kernels) return "-";
     if (buf[id][0]) return buf[id];

@@ -13,7 +13,7 @@
 namespace ch4lite::dame {
 
 using kernel_fn = void (*)(const node&, char* typed, char* packed);
-constexpr int n_kernels = first_nested_kernel + 14;
+constexpr int n_kernels = first_nested_kernel + 15;
 // The tables in use, indexed by a node's kernel id: the baseline build, or
 // at start-up the x86-64-v4 one when the CPU has it (kernels.cpp).
 extern const kernel_fn* pack_table;

@@ -26,7 +26,7 @@ namespace {
 
 constexpr int64_t fixed_len[] = {1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 64};
 constexpr int n_fixed = 11;
-constexpr int cls_short = 11, cls_medium = 12, cls_long = 13, n_cls = 14;
+constexpr int cls_short = 11, cls_medium = 12, cls_big = 13, cls_long = 14, n_cls = 15;
 // The table's layout: where each family starts (id 0: no kernel). Families of
 // block lengths have n_cls entries; the INDEXED kernels one per width. The
 // nested family starts at first_nested_kernel (program.hpp).
@@ -63,6 +63,11 @@ struct len_short {
 struct len_medium {
     static constexpr int64_t group = 1;
     static void copy(char* d, const char* s, int64_t n) { copy_medium(d, s, n); }
+    static int64_t n(int64_t b) { return b; }
+};
+struct len_big {
+    static constexpr int64_t group = 1;
+    static void copy(char* d, const char* s, int64_t n) { copy_big(d, s, n); }
     static int64_t n(int64_t b) { return b; }
 };
 struct len_long {
@@ -219,6 +224,7 @@ constexpr void fill_family(kernel_fn* out) {
     fill_len<D, K>(out, std::make_index_sequence<n_fixed>{});
     out[cls_short] = &K<D, len_short>::run;
     out[cls_medium] = &K<D, len_medium>::run;
+    out[cls_big] = &K<D, len_big>::run;
     out[cls_long] = &K<D, len_long>::run;
 }
 

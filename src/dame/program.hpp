@@ -82,7 +82,7 @@ std::string normal_form(const type& t);
 // Kernel ids below first_nested_kernel belong to FINAL nodes (child is a
 // contiguous block); from it on, to a VECTOR whose child is a VECTOR FINAL
 // (both loops in one kernel; disps points at the child node).
-constexpr uint8_t first_nested_kernel = 59;
+constexpr uint8_t first_nested_kernel = 63;
 inline bool is_final(const node& n) noexcept { return n.kern != 0 && n.kern < first_nested_kernel; }
 // Kernel id for a FINAL node of this kind and block length. far: a
 // BLKINDEX whose blocks spread over at least far_span bytes, which pack

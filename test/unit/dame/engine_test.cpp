@@ -336,15 +336,24 @@ TEST(DameKernels, LineAlignedShortBlocksMatchTheOracle) {
     }
 }
 
-TEST(DameKernels, MediumBlocksMatchTheOracle) {
+TEST(DameKernels, MediumAndBigBlocksMatchTheOracle) {
     // Blocks of 256-1023 bytes: the medium kernels (128-byte steps, 32-byte
-    // steps, an overlapping last move), in every family that has them.
+    // steps, an overlapping last move); 1-8 KiB: the big ones (a head, then
+    // line-aligned steps, one or two moves ending at the last byte), with
+    // the typed blocks at every offset from a line; in every family.
     const std::pair<const char*, const char*> cases[] = {
         {"hvector(9, 1, 300, contig(256, byte))", "vec_medium"},
         {"hvector(7, 1, 1100, contig(1023, byte))", "vec_medium"},
         {"hvector(5, 1, 800, contig(777, byte))", "vec_medium"},
         {"hblkidx(1, [0, 3000, 1200, 9000], contig(520, byte))", "blk/i32_medium"},
         {"hvector(3, 1, 9000, hvector(4, 1, 700, contig(300, byte)))", "vec2_medium"},
+        {"hvector(6, 1, 1031, contig(1024, byte))", "vec_big"},
+        {"hvector(5, 1, 4133, contig(4097, byte))", "vec_big"},
+        {"hvector(4, 1, 8200, contig(8191, byte))", "vec_big"},
+        {"hvector(5, 1, 1100, contig(1090, byte))", "vec_big"},
+        {"hblkidx(1, [0, 9000, 3001, 20000], contig(2999, byte))", "blk/i32_big"},
+        {"hvector(2, 1, 30000, hvector(3, 1, 5000, contig(4100, byte)))", "vec2_big"},
+        {"hvector(3, 1, 8500, contig(8192, byte))", "vec_long"},
         {"hvector(8, 1, 1024, contig(1024, byte))", ""}};  // contiguous
     for (const auto& [text, kernel] : cases) {
         type_ref t = committed(text);
