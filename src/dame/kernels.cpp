@@ -38,6 +38,14 @@ constinit const std::array<kernel_fn, n_kernels> base_unpack = make_table<dir::u
 constinit const kernel_fn* pack_table = base_pack.data();
 constinit const kernel_fn* unpack_table = base_unpack.data();
 
+bool isa_forced_base() noexcept {
+    static const bool base = [] {
+        const char* e = std::getenv("CH4LITE_DAME_ISA");
+        return e && std::strcmp(e, "base") == 0;
+    }();
+    return base;
+}
+
 namespace {
 // x86-64-v4 kernels (kernels_v4.cpp) when the CPU has AVX-512 and
 // CH4LITE_DAME_ISA is not "base". The grouped transposes (VECTOR of VECTOR
@@ -45,8 +53,7 @@ namespace {
 // AVX-512 they ran slower (FFT2 receive, docs/dame.md).
 bool install_v4() noexcept {
 #if CH4LITE_DAME_HAVE_V4
-    const char* e = std::getenv("CH4LITE_DAME_ISA");
-    if (e && std::strcmp(e, "base") == 0) return false;
+    if (isa_forced_base()) return false;
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("x86-64-v4")) return false;
     isa_pack = v4_pack_kernels;

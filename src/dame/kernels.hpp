@@ -20,6 +20,9 @@ extern const kernel_fn* pack_table;
 extern const kernel_fn* unpack_table;
 // "x86-64-v4" or "baseline": which kernels this process runs.
 const char* kernel_isa() noexcept;
+// CH4LITE_DAME_ISA=base: the baseline kernels and the 16-byte streaming
+// loop, whatever the CPU has (read once).
+bool isa_forced_base() noexcept;
 
 template <dir D>
 inline kernel_fn kernel(uint8_t id) noexcept {

@@ -8,6 +8,7 @@
 #include "dame/dame.hpp"
 #include "dame/interp.hpp"
 #include "dame/stream.hpp"
+#include "util/stream_copy.hpp"
 
 // Segments are handed to libfabric / readv as struct iovec without copying.
 static_assert(sizeof(ch4lite::dame::iov_seg) == sizeof(struct iovec));
@@ -49,7 +50,7 @@ template <dir D>
         nt_copier<D> op{out};
         walk(p, p.top(count), buf, 0, bytes, op);
     }
-    stream_fence();
+    util::stream_fence();
     count_stream_move();
     return true;
 }

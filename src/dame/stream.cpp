@@ -10,14 +10,9 @@
 #include <cstring>
 #include <limits>
 
+#include "dame/kernels.hpp"
 #include "util/env.hpp"
 #include "util/stream_copy.hpp"
-
-#if defined(__x86_64__)
-#define CH4LITE_DAME_NT 1  // util::stream_copy streams only here
-#else
-#define CH4LITE_DAME_NT 0
-#endif
 
 namespace ch4lite::dame {
 namespace {
@@ -54,7 +49,7 @@ int64_t last_level_cache() noexcept {
 constexpr int64_t never = std::numeric_limits<int64_t>::max();
 
 int64_t clamp_min(int64_t v) noexcept {
-    if (v <= 0 || !CH4LITE_DAME_NT) return never;
+    if (v <= 0 || !util::stream_copy_streams) return never;
     return v < stream_floor ? stream_floor : v;
 }
 
@@ -88,16 +83,10 @@ void count_stream_move() noexcept { g_moves.fetch_add(1, std::memory_order_relax
 // The 16-byte loop with CH4LITE_DAME_ISA=base (as for the kernels), so
 // that the unit tests run both.
 void copy_nt(char* d, const char* s, int64_t n) noexcept {
-    static const bool wide = [] {
-        const char* e = std::getenv("CH4LITE_DAME_ISA");
-        return !(e && std::strcmp(e, "base") == 0);
-    }();
     auto* to = reinterpret_cast<std::byte*>(d);
     const auto* from = reinterpret_cast<const std::byte*>(s);
-    if (wide) util::stream_copy_wide(to, from, static_cast<size_t>(n));
-    else util::stream_copy(to, from, static_cast<size_t>(n));
+    if (isa_forced_base()) util::stream_copy(to, from, static_cast<size_t>(n));
+    else util::stream_copy_wide(to, from, static_cast<size_t>(n));
 }
-
-void stream_fence() noexcept { util::stream_fence(); }
 
 }  // namespace ch4lite::dame

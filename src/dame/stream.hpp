@@ -28,11 +28,10 @@ int64_t stream_moves() noexcept;
 void count_stream_move() noexcept;
 
 // memcpy with non-temporal stores (util::stream_copy_wide) without a fence:
-// a streaming move calls it per block and ends with stream_fence(), which
-// orders the bytes before any later store (a flag that publishes them to
-// another process).
+// a streaming move calls it per block and ends with util::stream_fence(),
+// which orders the bytes before any later store (a flag that publishes them
+// to another process).
 void copy_nt(char* d, const char* s, int64_t n) noexcept;
-void stream_fence() noexcept;
 
 // Average block length (packed bytes per IOV segment) from which a move
 // streams; shorter blocks keep the kernels (a transpose's 16-byte pieces

@@ -14,6 +14,13 @@
 
 namespace ch4lite::util {
 
+// Whether stream_copy really streams here (elsewhere it is a memcpy).
+#if defined(__x86_64__)
+inline constexpr bool stream_copy_streams = true;
+#else
+inline constexpr bool stream_copy_streams = false;
+#endif
+
 // 16-byte streaming stores (x86: movntdq; other targets: memcpy). The shm
 // rings copy into their data chunks this way: the sender does not first take
 // the lines the receiver still holds from the ring's last lap, and the
