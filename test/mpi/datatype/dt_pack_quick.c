@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI_Pack/MPI_Unpack of contiguous types on MPI_COMM_WORLD, which take a
+ * fast path of their own (src/api/pack.cpp): the bytes, the position and
+ * the bytes around the packed ones must be what the checked path gives, for
+ * every copy length class and for types whose data starts away from the
+ * buffer (true_lb != 0, MPI_BOTTOM); every argument error must still be
+ * raised, leave the position alone and leave MPI usable. Plain C: it also
+ * builds against other MPIs. */
+#include <stdint.h>
+#include <string.h>
+
+#include "dtcheck.h"
+
+#define GUARD 64
+#define MAXB ((1 << 20) + 256)
+
+static unsigned char *src, *packed, *back, *want;
+
+static int cls(int rc) {
+    int c = rc;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+#define EXPECT_CLASS(call, cl)                                                        \
+    do {                                                                              \
+        int c_ = cls(call);                                                           \
+        EXPECT(c_ == (cl), "%s: class %d, want %d (%s)", #call, c_, (cl), #cl);       \
+    } while (0)
+
+static void fill(unsigned char* p, size_t n, unsigned seed) {
+    for (size_t i = 0; i < n; ++i) p[i] = (unsigned char)(seed + i * 131u + (i >> 8));
+}
+
+/* Packs count instances of t (data at base + data_off, nbytes bytes in all)
+ * at position pos, in comm, and unpacks them again; checks both against
+ * byte copies, the positions, and that nothing else was written. */
+static void round_trip(const char* what, void* base, int data_off, MPI_Datatype t, int count,
+                       int nbytes, int pos, MPI_Comm comm) {
+    const int outsize = pos + nbytes + GUARD;
+    memset(packed, 0xA5, (size_t)outsize + GUARD);
+    memcpy(want, packed, (size_t)outsize + GUARD);
+    memcpy(want + pos, src + data_off, (size_t)nbytes);
+    int p = pos;
+    OK(MPI_Pack(base, count, t, packed, outsize, &p, comm));
+    EXPECT(p == pos + nbytes, "%s: pack position %d, want %d", what, p, pos + nbytes);
+    EXPECT(memcmp(packed, want, (size_t)outsize + GUARD) == 0, "%s: packed bytes differ (%d at %d)",
+           what, nbytes, pos);
+
+    /* unpack into cleared typed memory: a copy of src, or src itself for
+     * MPI_BOTTOM (the absolute addresses point there), then compare with
+     * the saved bytes */
+    const size_t span = (size_t)data_off + nbytes + GUARD;
+    void* ubase = base;
+    unsigned char *typed = back, *saved = src;
+    if (base == MPI_BOTTOM) {
+        typed = src;
+        saved = back;
+    } else {
+        ubase = back;
+    }
+    memcpy(back, src, span);
+    memset(typed + data_off, 0, (size_t)nbytes);
+    p = pos;
+    OK(MPI_Unpack(packed, outsize, &p, ubase, count, t, comm));
+    EXPECT(p == pos + nbytes, "%s: unpack position %d, want %d", what, p, pos + nbytes);
+    EXPECT(memcmp(typed, saved, span) == 0, "%s: unpacked bytes differ", what);
+}
+
+/* The _c forms, on the same data. */
+static void round_trip_c(const char* what, MPI_Datatype t, MPI_Count count, MPI_Count nbytes,
+                         MPI_Count pos) {
+    const MPI_Count outsize = pos + nbytes + GUARD;
+    memset(packed, 0x5A, (size_t)outsize);
+    MPI_Count p = pos;
+    OK(MPI_Pack_c(src, count, t, packed, outsize, &p, MPI_COMM_WORLD));
+    EXPECT(p == pos + nbytes, "%s: pack_c position %lld", what, (long long)p);
+    EXPECT(memcmp(packed + pos, src, (size_t)nbytes) == 0, "%s: pack_c bytes differ", what);
+    EXPECT(packed[pos + nbytes] == 0x5A && (pos == 0 || packed[pos - 1] == 0x5A),
+           "%s: pack_c wrote outside its bytes", what);
+    memset(back, 0, (size_t)nbytes);
+    p = pos;
+    OK(MPI_Unpack_c(packed, outsize, &p, back, count, t, MPI_COMM_WORLD));
+    EXPECT(p == pos + nbytes, "%s: unpack_c position %lld", what, (long long)p);
+    EXPECT(memcmp(back, src, (size_t)nbytes) == 0, "%s: unpack_c bytes differ", what);
+}
+
+/* Every argument error on a committed contiguous type and MPI_COMM_WORLD. */
+static void errors(MPI_Datatype t, int size) {
+    char buf[256];
+    int p = 0;
+    int big = 4 * size;
+    p = 0;
+    EXPECT_CLASS(MPI_Pack(src, 4, t, buf, big - 1, &p, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    EXPECT(p == 0, "truncated pack moved the position to %d", p);
+    p = 8;
+    EXPECT_CLASS(MPI_Pack(src, 4, t, buf, big + 7, &p, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    EXPECT(p == 8, "truncated pack at 8 moved the position to %d", p);
+    p = -1;
+    EXPECT_CLASS(MPI_Pack(src, 1, t, buf, big, &p, MPI_COMM_WORLD), MPI_ERR_ARG);
+    p = big + 1;
+    EXPECT_CLASS(MPI_Pack(src, 1, t, buf, big, &p, MPI_COMM_WORLD), MPI_ERR_ARG);
+    p = 0;
+    EXPECT_CLASS(MPI_Pack(src, 1, t, buf, -5, &p, MPI_COMM_WORLD), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Pack(src, -1, t, buf, big, &p, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Pack(src, 1, t, buf, big, NULL, MPI_COMM_WORLD), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Pack(src, 1, t, NULL, big, &p, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Pack(src, 1, MPI_DATATYPE_NULL, buf, big, &p, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Pack(src, 1, (MPI_Datatype)(uintptr_t)0x18765431, buf, big, &p, MPI_COMM_WORLD),
+                 MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Pack(src, 1, t, buf, big, &p, MPI_COMM_NULL), MPI_ERR_COMM);
+    EXPECT(p == 0, "a failed pack moved the position to %d", p);
+
+    p = 0;
+    EXPECT_CLASS(MPI_Unpack(buf, big - 1, &p, back, 4, t, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    p = big;
+    EXPECT_CLASS(MPI_Unpack(buf, big, &p, back, 1, t, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    EXPECT(p == big, "truncated unpack moved the position to %d", p);
+    p = -3;
+    EXPECT_CLASS(MPI_Unpack(buf, big, &p, back, 1, t, MPI_COMM_WORLD), MPI_ERR_ARG);
+    p = 0;
+    EXPECT_CLASS(MPI_Unpack(buf, -1, &p, back, 1, t, MPI_COMM_WORLD), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Unpack(buf, big, &p, back, -2, t, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Unpack(buf, big, NULL, back, 1, t, MPI_COMM_WORLD), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Unpack(NULL, big, &p, back, 1, t, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT_CLASS(MPI_Unpack(buf, big, &p, back, 1, MPI_DATATYPE_NULL, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT(p == 0, "a failed unpack moved the position to %d", p);
+
+    /* count 0 moves nothing, even with NULL buffers */
+    p = 3;
+    OK(MPI_Pack(NULL, 0, t, NULL, 3, &p, MPI_COMM_WORLD));
+    OK(MPI_Unpack(NULL, 3, &p, NULL, 0, t, MPI_COMM_WORLD));
+    EXPECT(p == 3, "count 0 moved the position to %d", p);
+}
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    src = malloc(MAXB + 4 * GUARD);
+    packed = malloc(MAXB + 4 * GUARD);
+    back = malloc(MAXB + 4 * GUARD);
+    want = malloc(MAXB + 4 * GUARD);
+    if (!src || !packed || !back || !want) MPI_Abort(MPI_COMM_WORLD, 2);
+    fill(src, MAXB + 4 * GUARD, 7);
+
+    /* every copy class: 1..3 (bytes), 4..31 (two overlapping moves), 32..255
+     * (32-byte steps), memcpy from 256; the last just under and at the
+     * streaming floor (1 MiB), where the checked path takes over */
+    static const int lens[] = {1,  2,   3,   5,   8,   9,   15,  16,  17,  31,   32,     33,
+                               63, 100, 255, 256, 257, 480, 1320, 4096, 65535, (1 << 20) - 1, 1 << 20};
+    char what[96];
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; ++i) {
+        const int n = lens[i];
+        MPI_Datatype c;
+        OK(MPI_Type_contiguous(n, MPI_BYTE, &c));
+        OK(MPI_Type_commit(&c));
+        for (int pos = 0; pos < 3; ++pos) {
+            snprintf(what, sizeof what, "contiguous(%d bytes) at %d", n, pos * 13);
+            round_trip(what, src, 0, c, 1, n, pos * 13, MPI_COMM_WORLD);
+        }
+        snprintf(what, sizeof what, "contiguous(%d bytes) on MPI_COMM_SELF", n);
+        round_trip(what, src, 0, c, 1, n, 5, MPI_COMM_SELF);
+        if (n <= 4096) { /* count > 1 */
+            snprintf(what, sizeof what, "3 x contiguous(%d bytes)", n);
+            round_trip(what, src, 0, c, 3, 3 * n, 1, MPI_COMM_WORLD);
+        }
+        snprintf(what, sizeof what, "contiguous(%d bytes), _c", n);
+        round_trip_c(what, c, 1, n, 7);
+        OK(MPI_Type_free(&c));
+    }
+
+    /* predefined types, several counts */
+    round_trip("1 MPI_DOUBLE", src, 0, MPI_DOUBLE, 1, 8, 0, MPI_COMM_WORLD);
+    round_trip("60 MPI_DOUBLE", src, 0, MPI_DOUBLE, 60, 480, 4, MPI_COMM_WORLD);
+    round_trip("7 MPI_SHORT", src, 0, MPI_SHORT, 7, 14, 2, MPI_COMM_WORLD);
+
+    /* data away from the buffer: one block of 40 ints 24 bytes in (true_lb 24) */
+    MPI_Datatype off;
+    int bl = 40;
+    MPI_Aint disp = 24;
+    OK(MPI_Type_create_hindexed(1, &bl, &disp, MPI_INT, &off));
+    OK(MPI_Type_commit(&off));
+    round_trip("hindexed 40 ints at 24", src, 24, off, 1, 160, 3, MPI_COMM_WORLD);
+    round_trip("hindexed 40 ints at 24, MPI_COMM_SELF", src, 24, off, 1, 160, 3, MPI_COMM_SELF);
+    OK(MPI_Type_free(&off));
+
+    /* MPI_BOTTOM with an absolute address */
+    MPI_Datatype abs_t;
+    MPI_Aint addr;
+    int blk = 300;
+    OK(MPI_Get_address(src + 40, &addr));
+    OK(MPI_Type_create_hindexed(1, &blk, &addr, MPI_BYTE, &abs_t));
+    OK(MPI_Type_commit(&abs_t));
+    round_trip("MPI_BOTTOM, 300 bytes", MPI_BOTTOM, 40, abs_t, 1, 300, 9, MPI_COMM_WORLD);
+    fill(src, MAXB + 4 * GUARD, 7);
+    OK(MPI_Type_free(&abs_t));
+
+    /* errors */
+    MPI_Datatype e;
+    OK(MPI_Type_contiguous(10, MPI_INT, &e));
+    EXPECT_CLASS(MPI_Pack(src, 1, e, packed, 64, &(int){0}, MPI_COMM_WORLD), MPI_ERR_TYPE); /* uncommitted */
+    EXPECT_CLASS(MPI_Unpack(packed, 64, &(int){0}, back, 1, e, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    OK(MPI_Type_commit(&e));
+    errors(e, 40);
+    errors(MPI_INT, 4);
+    OK(MPI_Type_free(&e));
+    /* count times size overflows 64 bits */
+    MPI_Datatype huge;
+    MPI_Count p = 0;
+    OK(MPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_BYTE, &huge));
+    OK(MPI_Type_commit(&huge));
+    EXPECT_CLASS(MPI_Pack_c(src, (MPI_Count)1 << 30, huge, packed, 64, &p, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Unpack_c(packed, 64, &p, back, (MPI_Count)1 << 30, huge, MPI_COMM_WORLD),
+                 MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Pack(src, 1, huge, packed, 64, &(int){0}, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    OK(MPI_Type_free(&huge));
+
+    /* still usable */
+    round_trip("after the errors", src, 0, MPI_DOUBLE, 60, 480, 0, MPI_COMM_WORLD);
+    free(src);
+    free(packed);
+    free(back);
+    free(want);
+    return dt_finish("dt_pack_quick");
+}
