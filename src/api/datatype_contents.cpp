@@ -26,6 +26,7 @@ int combiner_of(const dame::type& t) {
         case dame::combiner::hindexed_block: return MPI_COMBINER_HINDEXED_BLOCK;
         case dame::combiner::struct_: return MPI_COMBINER_STRUCT;
         case dame::combiner::subarray: return MPI_COMBINER_SUBARRAY;
+        case dame::combiner::darray: return MPI_COMBINER_DARRAY;
         case dame::combiner::resized: return MPI_COMBINER_RESIZED;
     }
     return MPI_COMBINER_NAMED;

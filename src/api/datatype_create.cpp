@@ -214,6 +214,71 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
     });
 }
 
+template <class N>
+int darray_impl(const char* fn, int size, int rank, int ndims, const N* gsizes, const int* distribs,
+                const int* dargs, const int* psizes, int order, bool large, MPI_Datatype oldtype,
+                MPI_Datatype* newtype) {
+    DT_REQUIRE_INIT();
+    type* old = nullptr;
+    if (size <= 0) DT_FAIL(MPI_ERR_ARG, "invalid size %d: must be > 0", size);
+    if (rank < 0 || rank >= size) DT_FAIL(MPI_ERR_ARG, "invalid rank %d: must be in [0, %d]", rank, size - 1);
+    if (ndims <= 0) DT_FAIL(MPI_ERR_ARG, "invalid ndims %d: must be > 0", ndims);
+    DT_TRY(check_ptr(fn, "array_of_gsizes", gsizes));
+    DT_TRY(check_ptr(fn, "array_of_distribs", distribs));
+    DT_TRY(check_ptr(fn, "array_of_dargs", dargs));
+    DT_TRY(check_ptr(fn, "array_of_psizes", psizes));
+    long long procs = 1;
+    for (int i = 0; i < ndims; ++i) {
+        const long long g = gsizes[i];
+        const int d = distribs[i], a = dargs[i], p = psizes[i];
+        if (g <= 0) DT_FAIL(MPI_ERR_ARG, "invalid array_of_gsizes[%d] = %lld: must be > 0", i, g);
+        if (p <= 0) DT_FAIL(MPI_ERR_ARG, "invalid array_of_psizes[%d] = %d: must be > 0", i, p);
+        if (d != MPI_DISTRIBUTE_NONE && d != MPI_DISTRIBUTE_BLOCK && d != MPI_DISTRIBUTE_CYCLIC)
+            DT_FAIL(MPI_ERR_ARG,
+                    "invalid array_of_distribs[%d] = %d: must be MPI_DISTRIBUTE_NONE, _BLOCK or _CYCLIC", i, d);
+        if (a != MPI_DISTRIBUTE_DFLT_DARG && a <= 0)
+            DT_FAIL(MPI_ERR_ARG, "invalid array_of_dargs[%d] = %d: must be > 0 or MPI_DISTRIBUTE_DFLT_DARG", i, a);
+        if (d == MPI_DISTRIBUTE_NONE && p != 1)
+            DT_FAIL(MPI_ERR_ARG, "invalid array_of_psizes[%d] = %d: must be 1 for MPI_DISTRIBUTE_NONE", i, p);
+        if (d == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG && static_cast<long long>(a) * p < g)
+            DT_FAIL(MPI_ERR_ARG,
+                    "invalid array_of_dargs[%d] = %d: blocks of %d on %d processes do not cover %lld elements",
+                    i, a, a, p, g);
+        procs *= p;
+        if (procs > size) break;
+    }
+    if (procs != size)
+        DT_FAIL(MPI_ERR_ARG, "the process grid (product of array_of_psizes%s) is not size = %d",
+                procs > size ? ", at least" : "", size);
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        DT_FAIL(MPI_ERR_ARG, "invalid order %d: must be MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    DT_TRY(resolve(fn, "oldtype", oldtype, &old));
+    DT_TRY(check_ptr(fn, "newtype", newtype));
+    type* t = nullptr;
+    return guarded(fn, t, [&] {
+        const std::vector<int64_t> g = widen(gsizes, ndims), p = widen(psizes, ndims);
+        std::vector<int64_t> a(static_cast<size_t>(ndims));
+        std::vector<dame::distrib> d(static_cast<size_t>(ndims));
+        for (int i = 0; i < ndims; ++i) {
+            a[i] = dargs[i] == MPI_DISTRIBUTE_DFLT_DARG ? dame::darg_default : dargs[i];
+            d[i] = distribs[i] == MPI_DISTRIBUTE_NONE    ? dame::distrib::none
+                   : distribs[i] == MPI_DISTRIBUTE_BLOCK ? dame::distrib::block
+                                                         : dame::distrib::cyclic;
+        }
+        const status s = dame::make_darray(size, rank, ndims, g.data(), d.data(), a.data(), p.data(),
+                                           order == MPI_ORDER_C, old, &t);
+        contents c;  // MPI order: size, rank, ndims, gsizes, distribs, dargs, psizes, order
+        c.ints.reserve(static_cast<size_t>(large ? 3 * ndims + 4 : 4 * ndims + 4));
+        c.ints.insert(c.ints.end(), {size, rank, ndims});
+        put(c, large, g);
+        c.ints.insert(c.ints.end(), distribs, distribs + ndims);
+        c.ints.insert(c.ints.end(), dargs, dargs + ndims);
+        c.ints.insert(c.ints.end(), psizes, psizes + ndims);
+        c.ints.push_back(order);
+        return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
+    });
+}
+
 int resized_impl(const char* fn, MPI_Datatype oldtype, int64_t lb, int64_t extent, bool large,
                  MPI_Datatype* newtype) {
     DT_REQUIRE_INIT();
@@ -307,6 +372,18 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Cou
                                const MPI_Count starts[], int order, MPI_Datatype oldtype,
                                MPI_Datatype* newtype) {
     return subarray_impl(__func__, ndims, sizes, subsizes, starts, order, true, oldtype, newtype);
+}
+int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                           const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype* newtype) {
+    return darray_impl(__func__, size, rank, ndims, gsizes, distribs, dargs, psizes, order, false,
+                       oldtype, newtype);
+}
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count gsizes[],
+                             const int distribs[], const int dargs[], const int psizes[], int order,
+                             MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    return darray_impl(__func__, size, rank, ndims, gsizes, distribs, dargs, psizes, order, true,
+                       oldtype, newtype);
 }
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype* newtype) {

@@ -20,8 +20,13 @@ class program;
 // How a type was built, as MPI_Type_get_envelope reports it.
 enum class combiner : uint8_t {
     named, dup, contiguous, vector, hvector, indexed, hindexed, indexed_block,
-    hindexed_block, struct_, subarray, resized
+    hindexed_block, struct_, subarray, darray, resized
 };
+
+// How MPI_Type_create_darray distributes one dimension.
+enum class distrib : uint8_t { none, block, cyclic };
+// The darg that asks for the default block size (MPI_DISTRIBUTE_DFLT_DARG).
+constexpr int64_t darg_default = -1;
 
 // The internal shape every constructor reduces to (displacements in bytes).
 //   hvector : count blocks of `blocklen` children, block i at i*stride
@@ -110,6 +115,8 @@ class type {
     friend status make_struct(int64_t, const int64_t*, const int64_t*, type* const*, type**) noexcept;
     friend status make_subarray(int, const int64_t*, const int64_t*, const int64_t*, bool, type*,
                                 type**) noexcept;
+    friend status make_darray(int64_t, int64_t, int, const int64_t*, const distrib*, const int64_t*,
+                              const int64_t*, bool, type*, type**) noexcept;
     friend status make_resized(type*, int64_t, int64_t, type**) noexcept;
     friend status make_dup(type*, type**) noexcept;
     int64_t size_ = 0, lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
@@ -156,6 +163,14 @@ status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, ty
 // order_c: true for C (row-major) order, false for Fortran.
 status make_subarray(int ndims, const int64_t* sizes, const int64_t* subsizes,
                      const int64_t* starts, bool order_c, type* old, type** out) noexcept;
+// The part of a global array (gsizes elements of old per dimension, order_c
+// as above) that process `rank` of a row-major grid of psizes processes
+// (their product is size) owns: distribs/dargs per dimension, dargs[i] > 0
+// or darg_default; none needs psizes[i] == 1, block with a darg needs
+// darg * psizes[i] >= gsizes[i]. lb 0, extent = product(gsizes) * extent(old).
+status make_darray(int64_t size, int64_t rank, int ndims, const int64_t* gsizes,
+                   const distrib* distribs, const int64_t* dargs, const int64_t* psizes,
+                   bool order_c, type* old, type** out) noexcept;
 status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept;
 status make_dup(type* old, type** out) noexcept;
 

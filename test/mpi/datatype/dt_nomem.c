@@ -39,6 +39,11 @@ static int mk_subarray(MPI_Datatype* t) {
     int sz[3] = {6, 5, 4}, sub[3] = {2, 3, 2}, st[3] = {1, 1, 2};
     return MPI_Type_create_subarray(3, sz, sub, st, MPI_ORDER_C, MPI_DOUBLE, t);
 }
+static int mk_darray(MPI_Datatype* t) {
+    int g[3] = {5, 3, 4}, dist[3] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_BLOCK};
+    int darg[3] = {2, MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG}, p[3] = {2, 1, 2};
+    return MPI_Type_create_darray(4, 1, 3, g, dist, darg, p, MPI_ORDER_FORTRAN, MPI_INT, t); /* 240 bytes */
+}
 static int mk_resized(MPI_Datatype* t) { return MPI_Type_create_resized(MPI_INT, -4, 16, t); }
 static int mk_dup(MPI_Datatype* t) { return MPI_Type_dup(MPI_DOUBLE, t); }
 
@@ -52,7 +57,8 @@ int main(int argc, char** argv) {
         make_fn make;
     } cases[] = {{"contiguous", mk_contig}, {"vector", mk_vector},   {"hvector", mk_hvector},
                  {"indexed", mk_indexed},   {"indexed_block", mk_block}, {"struct", mk_struct},
-                 {"subarray", mk_subarray}, {"resized", mk_resized}, {"dup", mk_dup}};
+                 {"subarray", mk_subarray}, {"darray", mk_darray}, {"resized", mk_resized},
+                 {"dup", mk_dup}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
         long k = 0, nomem = 0;
         for (;; ++k) {
