@@ -16,6 +16,7 @@ MPI_Datatype new_type_handle(dame::type* t, int* err_class) noexcept {
 }
 
 void erase_type_handle(MPI_Datatype dt) noexcept {
+    erase_type_name(dt);
     detail::types().erase(reinterpret_cast<uintptr_t>(dt));
 }
 

@@ -36,7 +36,10 @@ inline dame::type* lookup_type_mut(MPI_Datatype dt) noexcept {
 // table is full or memory ran out (the reference is then dropped), and the
 // MPI error class of the failure in *err_class.
 MPI_Datatype new_type_handle(dame::type* t, int* err_class = nullptr) noexcept;
-// Removes the handle (not the type: pending users keep their references).
+// Removes the handle (not the type: pending users keep their references)
+// and its name.
 void erase_type_handle(MPI_Datatype dt) noexcept;
+// Forgets the name MPI_Type_set_name gave the handle (datatype_name.cpp).
+void erase_type_name(MPI_Datatype dt) noexcept;
 
 }  // namespace ch4lite::api

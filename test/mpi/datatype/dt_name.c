@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* MPI_Type_set_name / MPI_Type_get_name: predefined types carry their MPI
+ * names and can be renamed, derived types and dups start unnamed, long
+ * names are truncated, a freed handle's name is gone, bad arguments give
+ * the right class. Plain C. */
+#include <string.h>
+
+#include "dtcheck.h"
+
+static int cls(int rc) {
+    int c = rc;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+
+static void expect_name(MPI_Datatype t, const char* want, const char* what) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    memset(name, 'x', sizeof name);
+    OK(MPI_Type_get_name(t, name, &len));
+    EXPECT(strcmp(name, want) == 0 && len == (int)strlen(want), "%s: name \"%s\" (%d), want \"%s\"", what,
+           name, len, want);
+}
+
+int main(int argc, char** argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    const struct {
+        MPI_Datatype t;
+        const char* name;
+    } pre[] = {{MPI_INT, "MPI_INT"},
+               {MPI_DOUBLE, "MPI_DOUBLE"},
+               {MPI_CHAR, "MPI_CHAR"},
+               {MPI_BYTE, "MPI_BYTE"},
+               {MPI_LONG_DOUBLE, "MPI_LONG_DOUBLE"},
+               {MPI_DOUBLE_INT, "MPI_DOUBLE_INT"},
+               {MPI_2INT, "MPI_2INT"},
+               {MPI_UINT64_T, "MPI_UINT64_T"},
+               {MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX"},
+               {MPI_AINT, "MPI_AINT"}};
+    for (size_t i = 0; i < sizeof pre / sizeof pre[0]; ++i) expect_name(pre[i].t, pre[i].name, pre[i].name);
+
+    /* renaming a predefined type */
+    OK(MPI_Type_set_name(MPI_FLOAT, "single"));
+    expect_name(MPI_FLOAT, "single", "renamed MPI_FLOAT");
+    OK(MPI_Type_set_name(MPI_FLOAT, "MPI_FLOAT"));
+
+    /* derived types start unnamed; set, replace, truncate */
+    MPI_Datatype v, d;
+    OK(MPI_Type_vector(3, 2, 4, MPI_INT, &v));
+    expect_name(v, "", "new vector");
+    OK(MPI_Type_set_name(v, "halo"));
+    expect_name(v, "halo", "named vector");
+    OK(MPI_Type_set_name(v, "halo row"));
+    expect_name(v, "halo row", "renamed vector");
+    OK(MPI_Type_commit(&v));
+    expect_name(v, "halo row", "committed vector");
+    OK(MPI_Type_dup(v, &d));
+    expect_name(d, "", "dup of a named type");
+    char longname[300];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[sizeof longname - 1] = '\0';
+    OK(MPI_Type_set_name(d, longname));
+    longname[MPI_MAX_OBJECT_NAME - 1] = '\0';
+    expect_name(d, longname, "long name");
+    OK(MPI_Type_free(&d));
+
+    /* a freed handle forgets its name: new types are unnamed */
+    for (int i = 0; i < 8; ++i) {
+        MPI_Datatype t;
+        OK(MPI_Type_contiguous(2 + i, MPI_INT, &t));
+        expect_name(t, "", "type created after frees");
+        OK(MPI_Type_set_name(t, "temporary"));
+        OK(MPI_Type_free(&t));
+    }
+
+    /* errors */
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = 0;
+    int c = cls(MPI_Type_set_name(MPI_DATATYPE_NULL, "x"));
+    EXPECT(c == MPI_ERR_TYPE, "set_name(MPI_DATATYPE_NULL): class %d", c);
+    c = cls(MPI_Type_set_name(v, NULL));
+    EXPECT(c == MPI_ERR_ARG, "set_name(NULL): class %d", c);
+    c = cls(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    EXPECT(c == MPI_ERR_TYPE, "get_name(MPI_DATATYPE_NULL): class %d", c);
+    c = cls(MPI_Type_get_name(v, NULL, &len));
+    EXPECT(c == MPI_ERR_ARG, "get_name(name NULL): class %d", c);
+    c = cls(MPI_Type_get_name(v, name, NULL));
+    EXPECT(c == MPI_ERR_ARG, "get_name(resultlen NULL): class %d", c);
+    MPI_Datatype freed = v;
+    OK(MPI_Type_free(&v));
+    c = cls(MPI_Type_get_name(freed, name, &len));
+    EXPECT(c == MPI_ERR_TYPE, "get_name(freed handle): class %d", c);
+    expect_name(MPI_INT, "MPI_INT", "MPI_INT after the errors");
+    return dt_finish("dt_name");
+}
