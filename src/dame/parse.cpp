@@ -152,6 +152,25 @@ bool parser::ctor(std::string_view w, type** out, int depth) {
         return result(make_subarray(static_cast<int>(l1.size()), l1.data(), l2.data(), l3.data(), o == "C", t, &r),
                       &r, out);
     }
+    if (w == "darray") {
+        std::vector<int64_t> l4;
+        if (!(num(&a) && expect(',') && num(&b) && expect(',') && list(l1) && expect(',') && list(l2) &&
+              expect(',') && list(l3) && expect(',') && list(l4) && expect(',')))
+            return false;
+        const std::string_view o = word();
+        if (o != "C" && o != "F") return fail("expected order C or F");
+        if (!inner()) return false;
+        if (l1.size() != l2.size() || l1.size() != l3.size() || l1.size() != l4.size() || l1.size() > 64)
+            return fail("darray lists differ in length (or more than 64 dimensions)");
+        std::vector<distrib> d(l2.size());
+        for (size_t k = 0; k < l2.size(); ++k) {
+            if (l2[k] < 0 || l2[k] > 2) return fail("a distribution is 0 (none), 1 (block) or 2 (cyclic)");
+            d[k] = static_cast<distrib>(l2[k]);
+        }
+        return result(make_darray(a, b, static_cast<int>(l1.size()), l1.data(), d.data(), l3.data(), l4.data(),
+                                  o == "C", t, &r),
+                      &r, out);
+    }
     return fail("unknown constructor");
 }
 

@@ -7,6 +7,8 @@
 //   blkidx(bl, [d...], T)   hblkidx(bl, [bytes...], T)
 //   struct([bl...], [bytes...], [T, ...])          resized(lb, extent, T)
 //   subarray([sizes], [subsizes], [starts], C|F, T) dup(T)
+//   darray(size, rank, [gsizes], [distribs], [dargs], [psizes], C|F, T)
+//                           distribs 0 none, 1 block, 2 cyclic; darg -1: default
 //
 // e.g. "hvector(2, 1, 4096, vector(16, 1, 64, double))".
 #pragma once
