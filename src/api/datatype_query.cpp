@@ -93,6 +93,39 @@ int MPI_Type_free(MPI_Datatype* datatype) {
     return MPI_SUCCESS;
 }
 
+// The named Fortran type of that class and size (MPI 19.1.9): handles, not
+// duplicates; sizes no type has are MPI_ERR_ARG.
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+    const char* fn = __func__;
+    DT_REQUIRE_INIT();
+    DT_TRY(check_ptr(fn, "datatype", datatype));
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    switch (typeclass) {
+        case MPI_TYPECLASS_INTEGER:
+            t = size == 1 ? MPI_INTEGER1 : size == 2 ? MPI_INTEGER2 : size == 4 ? MPI_INTEGER4
+                : size == 8 ? MPI_INTEGER8 : size == 16 ? MPI_INTEGER16 : MPI_DATATYPE_NULL;
+            break;
+        case MPI_TYPECLASS_REAL:
+            t = size == 2 ? MPI_REAL2 : size == 4 ? MPI_REAL4 : size == 8 ? MPI_REAL8
+                : size == 16 ? MPI_REAL16 : MPI_DATATYPE_NULL;
+            break;
+        case MPI_TYPECLASS_COMPLEX:
+            t = size == 4 ? MPI_COMPLEX4 : size == 8 ? MPI_COMPLEX8 : size == 16 ? MPI_COMPLEX16
+                : size == 32 ? MPI_COMPLEX32 : MPI_DATATYPE_NULL;
+            break;
+        default:
+            DT_FAIL(MPI_ERR_ARG,
+                    "invalid typeclass %d: must be MPI_TYPECLASS_INTEGER, MPI_TYPECLASS_REAL or MPI_TYPECLASS_COMPLEX",
+                    typeclass);
+    }
+    if (t == MPI_DATATYPE_NULL)
+        DT_FAIL(MPI_ERR_ARG, "no predefined %s type has %d bytes",
+                typeclass == MPI_TYPECLASS_INTEGER ? "integer" : typeclass == MPI_TYPECLASS_REAL ? "real" : "complex",
+                size);
+    *datatype = t;
+    return MPI_SUCCESS;
+}
+
 int MPI_Type_size(MPI_Datatype datatype, int* size) { return size_impl(__func__, datatype, size); }
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
     return size_impl(__func__, datatype, size);

@@ -2,7 +2,8 @@
 /* MPI_Type_set_name / MPI_Type_get_name: predefined types carry their MPI
  * names and can be renamed, derived types and dups start unnamed, long
  * names are truncated, a freed handle's name is gone, bad arguments give
- * the right class. Plain C. */
+ * the right class. Also MPI_Type_match_size, which hands out predefined
+ * types too. Plain C. */
 #include <string.h>
 
 #include "dtcheck.h"
@@ -94,5 +95,31 @@ int main(int argc, char** argv) {
     c = cls(MPI_Type_get_name(freed, name, &len));
     EXPECT(c == MPI_ERR_TYPE, "get_name(freed handle): class %d", c);
     expect_name(MPI_INT, "MPI_INT", "MPI_INT after the errors");
+
+    /* MPI_Type_match_size: the named type of each class and size */
+    const struct {
+        int cl, size;
+        MPI_Datatype want;
+    } match[] = {{MPI_TYPECLASS_INTEGER, 1, MPI_INTEGER1}, {MPI_TYPECLASS_INTEGER, 2, MPI_INTEGER2},
+                 {MPI_TYPECLASS_INTEGER, 4, MPI_INTEGER4}, {MPI_TYPECLASS_INTEGER, 8, MPI_INTEGER8},
+                 {MPI_TYPECLASS_REAL, 4, MPI_REAL4},       {MPI_TYPECLASS_REAL, 8, MPI_REAL8},
+                 {MPI_TYPECLASS_COMPLEX, 8, MPI_COMPLEX8}, {MPI_TYPECLASS_COMPLEX, 16, MPI_COMPLEX16}};
+    for (size_t i = 0; i < sizeof match / sizeof match[0]; ++i) {
+        MPI_Datatype t = MPI_DATATYPE_NULL;
+        int size = 0;
+        OK(MPI_Type_match_size(match[i].cl, match[i].size, &t));
+        EXPECT(t == match[i].want, "match_size(%d, %d): wrong type", match[i].cl, match[i].size);
+        OK(MPI_Type_size(t, &size));
+        EXPECT(size == match[i].size, "match_size(%d, %d): size %d", match[i].cl, match[i].size, size);
+    }
+    MPI_Datatype m = MPI_INT;
+    c = cls(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m));
+    EXPECT(c == MPI_ERR_ARG, "match_size(real, 3): class %d", c);
+    c = cls(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 0, &m));
+    EXPECT(c == MPI_ERR_ARG, "match_size(integer, 0): class %d", c);
+    c = cls(MPI_Type_match_size(12345, 4, &m));
+    EXPECT(c == MPI_ERR_ARG, "match_size(bad class): class %d", c);
+    c = cls(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, NULL));
+    EXPECT(c == MPI_ERR_ARG, "match_size(NULL): class %d", c);
     return dt_finish("dt_name");
 }
