@@ -24,7 +24,10 @@ struct runs {
     int64_t first = 0, len = 0, period = 0, full = 0, tail = 0;
 };
 
+// Products are taken in 128 bits: dargs come unchecked from the type
+// language, and r * b or p * b may pass int64 where the run lies beyond g.
 runs owned(distrib d, int64_t g, int64_t darg, int64_t p, int64_t r) noexcept {
+    using wide = __int128;
     runs o;
     if (d == distrib::none) {
         o.len = g;
@@ -33,8 +36,9 @@ runs owned(distrib d, int64_t g, int64_t darg, int64_t p, int64_t r) noexcept {
         return o;
     }
     if (d == distrib::block) {
-        const int64_t b = darg == darg_default ? (g + p - 1) / p : darg;
-        o.first = r * b < g ? r * b : g;
+        const int64_t b = darg == darg_default ? g / p + (g % p != 0) : darg;
+        const wide first = static_cast<wide>(r) * b;
+        o.first = first < g ? static_cast<int64_t>(first) : g;
         o.len = b;
         o.period = b;
         const int64_t n = g - o.first < b ? g - o.first : b;
@@ -43,11 +47,19 @@ runs owned(distrib d, int64_t g, int64_t darg, int64_t p, int64_t r) noexcept {
         return o;
     }
     const int64_t b = darg == darg_default ? 1 : darg;  // cyclic
-    o.first = r * b;
+    const wide first = static_cast<wide>(r) * b;
+    if (first >= g) return o;  // owns nothing
+    o.first = static_cast<int64_t>(first);
     o.len = b;
-    o.period = p * b;
-    if (o.first >= g) return o;  // owns nothing
+    const wide period = static_cast<wide>(p) * b;
     const int64_t rest = g - o.first;
+    if (period > rest) {  // at most one run, whole or cut by the array's end
+        o.period = b;     // the stride of a vector of one run: unused
+        if (rest >= b) o.full = 1;
+        else o.tail = rest;
+        return o;
+    }
+    o.period = static_cast<int64_t>(period);
     o.full = rest / o.period;
     const int64_t left = rest - o.full * o.period;  // the beginning of one more period
     if (left >= b) ++o.full;
@@ -99,7 +111,7 @@ status make_darray(int64_t size, int64_t rank, int ndims, const int64_t* gsizes,
         const int64_t g = gsizes[i], p = psizes[i], a = dargs[i];
         if (g <= 0 || p <= 0 || (a <= 0 && a != darg_default)) return status::invalid;
         if (distribs[i] == distrib::none && p != 1) return status::invalid;
-        if (distribs[i] == distrib::block && a != darg_default && c.mul(a, p) < g && !c.bad)
+        if (distribs[i] == distrib::block && a != darg_default && static_cast<__int128>(a) * p < g)
             return status::invalid;
         procs = c.mul(procs, p);
     }
