@@ -388,6 +388,8 @@ int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen);
 int MPI_Type_size(MPI_Datatype datatype, int *size);
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size);

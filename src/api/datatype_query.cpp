@@ -126,6 +126,32 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
     return MPI_SUCCESS;
 }
 
+// The predefined (value, index) pair type for MPI_MINLOC/MPI_MAXLOC, or
+// MPI_DATATYPE_NULL when there is none (MPI 6.9.4; not an error).
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) {
+    const char* fn = __func__;
+    DT_REQUIRE_INIT();
+    dame::type* t = nullptr;
+    DT_TRY(resolve(fn, "value_type", value_type, &t));
+    DT_TRY(resolve(fn, "index_type", index_type, &t));
+    DT_TRY(check_ptr(fn, "pair_type", pair_type));
+    MPI_Datatype p = MPI_DATATYPE_NULL;
+    if (index_type == MPI_INT) {
+        if (value_type == MPI_FLOAT) p = MPI_FLOAT_INT;
+        else if (value_type == MPI_DOUBLE) p = MPI_DOUBLE_INT;
+        else if (value_type == MPI_LONG) p = MPI_LONG_INT;
+        else if (value_type == MPI_SHORT) p = MPI_SHORT_INT;
+        else if (value_type == MPI_INT) p = MPI_2INT;
+        else if (value_type == MPI_LONG_DOUBLE) p = MPI_LONG_DOUBLE_INT;
+    } else if (index_type == MPI_INTEGER) {
+        if (value_type == MPI_REAL) p = MPI_2REAL;
+        else if (value_type == MPI_DOUBLE_PRECISION) p = MPI_2DOUBLE_PRECISION;
+        else if (value_type == MPI_INTEGER) p = MPI_2INTEGER;
+    }
+    *pair_type = p;
+    return MPI_SUCCESS;
+}
+
 int MPI_Type_size(MPI_Datatype datatype, int* size) { return size_impl(__func__, datatype, size); }
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
     return size_impl(__func__, datatype, size);

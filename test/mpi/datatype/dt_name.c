@@ -2,8 +2,8 @@
 /* MPI_Type_set_name / MPI_Type_get_name: predefined types carry their MPI
  * names and can be renamed, derived types and dups start unnamed, long
  * names are truncated, a freed handle's name is gone, bad arguments give
- * the right class. Also MPI_Type_match_size, which hands out predefined
- * types too. Plain C. */
+ * the right class. Also MPI_Type_match_size and MPI_Type_get_value_index,
+ * which hand out predefined types too. Plain C. */
 #include <string.h>
 
 #include "dtcheck.h"
@@ -121,5 +121,29 @@ int main(int argc, char** argv) {
     EXPECT(c == MPI_ERR_ARG, "match_size(bad class): class %d", c);
     c = cls(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, NULL));
     EXPECT(c == MPI_ERR_ARG, "match_size(NULL): class %d", c);
+
+    /* MPI_Type_get_value_index: the MINLOC/MAXLOC pair types, else MPI_DATATYPE_NULL */
+    const struct {
+        MPI_Datatype v, i, want;
+    } pairs[] = {{MPI_FLOAT, MPI_INT, MPI_FLOAT_INT},     {MPI_DOUBLE, MPI_INT, MPI_DOUBLE_INT},
+                 {MPI_LONG, MPI_INT, MPI_LONG_INT},       {MPI_SHORT, MPI_INT, MPI_SHORT_INT},
+                 {MPI_INT, MPI_INT, MPI_2INT},            {MPI_LONG_DOUBLE, MPI_INT, MPI_LONG_DOUBLE_INT},
+                 {MPI_REAL, MPI_INTEGER, MPI_2REAL},      {MPI_DOUBLE_PRECISION, MPI_INTEGER, MPI_2DOUBLE_PRECISION},
+                 {MPI_INTEGER, MPI_INTEGER, MPI_2INTEGER}, {MPI_FLOAT, MPI_FLOAT, MPI_DATATYPE_NULL},
+                 {MPI_DOUBLE, MPI_LONG, MPI_DATATYPE_NULL}, {MPI_CHAR, MPI_INT, MPI_DATATYPE_NULL}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; ++i) {
+        MPI_Datatype p = MPI_BYTE;
+        OK(MPI_Type_get_value_index(pairs[i].v, pairs[i].i, &p));
+        EXPECT(p == pairs[i].want, "get_value_index pair %zu: wrong type", i);
+    }
+    MPI_Datatype p = MPI_BYTE, dv;
+    OK(MPI_Type_contiguous(1, MPI_DOUBLE, &dv));
+    OK(MPI_Type_get_value_index(dv, MPI_INT, &p)); /* a derived value type has no pair type */
+    EXPECT(p == MPI_DATATYPE_NULL, "get_value_index(derived, MPI_INT): not MPI_DATATYPE_NULL");
+    OK(MPI_Type_free(&dv));
+    c = cls(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &p));
+    EXPECT(c == MPI_ERR_TYPE, "get_value_index(MPI_DATATYPE_NULL, ...): class %d", c);
+    c = cls(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, NULL));
+    EXPECT(c == MPI_ERR_ARG, "get_value_index(NULL): class %d", c);
     return dt_finish("dt_name");
 }
