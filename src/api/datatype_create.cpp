@@ -52,6 +52,13 @@ void put(contents& c, bool large, const std::vector<int64_t>& v) {
     }
 }
 
+// The array order of subarray and darray: MPI_ORDER_C or MPI_ORDER_FORTRAN.
+int check_order(const char* fn, int order) {
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        DT_FAIL(MPI_ERR_ARG, "invalid order %d: must be MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    return MPI_SUCCESS;
+}
+
 int contiguous_impl(const char* fn, int64_t count, bool large, MPI_Datatype oldtype,
                     MPI_Datatype* newtype) {
     DT_REQUIRE_INIT();
@@ -192,8 +199,7 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
         if (st < 0 || st > z - sub)
             DT_FAIL(MPI_ERR_ARG, "invalid array_of_starts[%d] = %lld: must be in [0, %lld]", i, st, z - sub);
     }
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        DT_FAIL(MPI_ERR_ARG, "invalid order %d: must be MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    DT_TRY(check_order(fn, order));
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
@@ -250,8 +256,7 @@ int darray_impl(const char* fn, int size, int rank, int ndims, const N* gsizes, 
     if (procs != size)
         DT_FAIL(MPI_ERR_ARG, "the process grid (product of array_of_psizes%s) is not size = %d",
                 procs > size ? ", at least" : "", size);
-    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
-        DT_FAIL(MPI_ERR_ARG, "invalid order %d: must be MPI_ORDER_C or MPI_ORDER_FORTRAN", order);
+    DT_TRY(check_order(fn, order));
     DT_TRY(resolve(fn, "oldtype", oldtype, &old));
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;

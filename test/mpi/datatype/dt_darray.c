@@ -14,17 +14,6 @@
 #define MAXD 4
 #define MAXG 4096
 
-static int cls(int rc) {
-    int c = rc;
-    MPI_Error_class(rc, &c);
-    return c;
-}
-#define EXPECT_CLASS(call, cl)                                                        \
-    do {                                                                              \
-        int c_ = cls(call);                                                           \
-        EXPECT(c_ == (cl), "%s: class %d, want %d (%s)", #call, c_, (cl), #cl);       \
-    } while (0)
-
 static unsigned long long rng = 88172645463325252ull;
 static int rnd(int n) {
     rng ^= rng << 13;
@@ -203,7 +192,7 @@ static void check_errors(void) {
     MPI_Count gh[2] = {(MPI_Count)1 << 40, (MPI_Count)1 << 40};
     int d1[2] = {MPI_DISTRIBUTE_NONE, MPI_DISTRIBUTE_NONE}, a1[2] = {MPI_DISTRIBUTE_DFLT_DARG, MPI_DISTRIBUTE_DFLT_DARG};
     int p1[2] = {1, 1};
-    int c = cls(MPI_Type_create_darray_c(1, 0, 2, gh, d1, a1, p1, MPI_ORDER_C, MPI_INT, &t));
+    int c = dt_class(MPI_Type_create_darray_c(1, 0, 2, gh, d1, a1, p1, MPI_ORDER_C, MPI_INT, &t));
     EXPECT(c != MPI_SUCCESS, "a darray of 2^80 elements was accepted");
 #undef DA
 }

@@ -2,17 +2,6 @@
 /* Bad input to the datatype functions gives the right error class, never a crash. */
 #include "dtcheck.h"
 
-static int cls(int rc) {
-    int c = rc;
-    MPI_Error_class(rc, &c);
-    return c;
-}
-#define EXPECT_CLASS(call, want)                                                          \
-    do {                                                                                  \
-        int c_ = cls(call);                                                               \
-        EXPECT(c_ == (want), "%s: class %d, want %d (%s)", #call, c_, (want), #want);     \
-    } while (0)
-
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);

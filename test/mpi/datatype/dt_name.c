@@ -8,12 +8,6 @@
 
 #include "dtcheck.h"
 
-static int cls(int rc) {
-    int c = rc;
-    MPI_Error_class(rc, &c);
-    return c;
-}
-
 static void expect_name(MPI_Datatype t, const char* want, const char* what) {
     char name[MPI_MAX_OBJECT_NAME];
     int len = -1;
@@ -80,19 +74,19 @@ int main(int argc, char** argv) {
     /* errors */
     char name[MPI_MAX_OBJECT_NAME];
     int len = 0;
-    int c = cls(MPI_Type_set_name(MPI_DATATYPE_NULL, "x"));
+    int c = dt_class(MPI_Type_set_name(MPI_DATATYPE_NULL, "x"));
     EXPECT(c == MPI_ERR_TYPE, "set_name(MPI_DATATYPE_NULL): class %d", c);
-    c = cls(MPI_Type_set_name(v, NULL));
+    c = dt_class(MPI_Type_set_name(v, NULL));
     EXPECT(c == MPI_ERR_ARG, "set_name(NULL): class %d", c);
-    c = cls(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
+    c = dt_class(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len));
     EXPECT(c == MPI_ERR_TYPE, "get_name(MPI_DATATYPE_NULL): class %d", c);
-    c = cls(MPI_Type_get_name(v, NULL, &len));
+    c = dt_class(MPI_Type_get_name(v, NULL, &len));
     EXPECT(c == MPI_ERR_ARG, "get_name(name NULL): class %d", c);
-    c = cls(MPI_Type_get_name(v, name, NULL));
+    c = dt_class(MPI_Type_get_name(v, name, NULL));
     EXPECT(c == MPI_ERR_ARG, "get_name(resultlen NULL): class %d", c);
     MPI_Datatype freed = v;
     OK(MPI_Type_free(&v));
-    c = cls(MPI_Type_get_name(freed, name, &len));
+    c = dt_class(MPI_Type_get_name(freed, name, &len));
     EXPECT(c == MPI_ERR_TYPE, "get_name(freed handle): class %d", c);
     expect_name(MPI_INT, "MPI_INT", "MPI_INT after the errors");
 
@@ -113,13 +107,13 @@ int main(int argc, char** argv) {
         EXPECT(size == match[i].size, "match_size(%d, %d): size %d", match[i].cl, match[i].size, size);
     }
     MPI_Datatype m = MPI_INT;
-    c = cls(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m));
+    c = dt_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &m));
     EXPECT(c == MPI_ERR_ARG, "match_size(real, 3): class %d", c);
-    c = cls(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 0, &m));
+    c = dt_class(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 0, &m));
     EXPECT(c == MPI_ERR_ARG, "match_size(integer, 0): class %d", c);
-    c = cls(MPI_Type_match_size(12345, 4, &m));
+    c = dt_class(MPI_Type_match_size(12345, 4, &m));
     EXPECT(c == MPI_ERR_ARG, "match_size(bad class): class %d", c);
-    c = cls(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, NULL));
+    c = dt_class(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, NULL));
     EXPECT(c == MPI_ERR_ARG, "match_size(NULL): class %d", c);
 
     /* MPI_Type_get_value_index: the MINLOC/MAXLOC pair types, else MPI_DATATYPE_NULL */
@@ -141,9 +135,9 @@ int main(int argc, char** argv) {
     OK(MPI_Type_get_value_index(dv, MPI_INT, &p)); /* a derived value type has no pair type */
     EXPECT(p == MPI_DATATYPE_NULL, "get_value_index(derived, MPI_INT): not MPI_DATATYPE_NULL");
     OK(MPI_Type_free(&dv));
-    c = cls(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &p));
+    c = dt_class(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &p));
     EXPECT(c == MPI_ERR_TYPE, "get_value_index(MPI_DATATYPE_NULL, ...): class %d", c);
-    c = cls(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, NULL));
+    c = dt_class(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, NULL));
     EXPECT(c == MPI_ERR_ARG, "get_value_index(NULL): class %d", c);
     return dt_finish("dt_name");
 }

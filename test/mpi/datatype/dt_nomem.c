@@ -11,12 +11,6 @@
 #include "dtcheck.h"
 #include "nomem.h"
 
-static int cls(int rc) {
-    int c = rc;
-    MPI_Error_class(rc, &c);
-    return c;
-}
-
 typedef int (*make_fn)(MPI_Datatype*);
 static int mk_contig(MPI_Datatype* t) { return MPI_Type_contiguous(3, MPI_DOUBLE, t); }
 static int mk_vector(MPI_Datatype* t) { return MPI_Type_vector(4, 2, 5, MPI_INT, t); }
@@ -68,9 +62,9 @@ int main(int argc, char** argv) {
             if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&t);
             const long hit = failed;
             disarm();
-            EXPECT(rc == MPI_SUCCESS || cls(rc) == MPI_ERR_NO_MEM,
+            EXPECT(rc == MPI_SUCCESS || dt_class(rc) == MPI_ERR_NO_MEM,
                    "%s, allocation %ld failing: class %d, want success or MPI_ERR_NO_MEM",
-                   cases[c].name, k, cls(rc));
+                   cases[c].name, k, dt_class(rc));
             if (rc != MPI_SUCCESS) ++nomem;
             if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t);
             if (!hit) break; /* the call needed fewer than k + 1 allocations */

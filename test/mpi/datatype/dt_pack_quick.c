@@ -16,17 +16,6 @@
 
 static unsigned char *src, *packed, *back, *want;
 
-static int cls(int rc) {
-    int c = rc;
-    MPI_Error_class(rc, &c);
-    return c;
-}
-#define EXPECT_CLASS(call, cl)                                                        \
-    do {                                                                              \
-        int c_ = cls(call);                                                           \
-        EXPECT(c_ == (cl), "%s: class %d, want %d (%s)", #call, c_, (cl), #cl);       \
-    } while (0)
-
 static void fill(unsigned char* p, size_t n, unsigned seed) {
     for (size_t i = 0; i < n; ++i) p[i] = (unsigned char)(seed + i * 131u + (i >> 8));
 }

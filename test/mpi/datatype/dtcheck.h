@@ -28,6 +28,18 @@ static int dt_failures = 0;
         }                                                                           \
     } while (0)
 
+/* The error class of a return code. */
+static inline int dt_class(int rc) {
+    int c = rc;
+    MPI_Error_class(rc, &c);
+    return c;
+}
+#define EXPECT_CLASS(call, want)                                                          \
+    do {                                                                                  \
+        int c_ = dt_class(call);                                                          \
+        EXPECT(c_ == (want), "%s: class %d, want %d (%s)", #call, c_, (want), #want);     \
+    } while (0)
+
 static int dt_finish(const char* name) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
