@@ -4,6 +4,7 @@
 // only which contents arrays MPI_Type_get_contents reports.
 #include <new>
 
+#include "api/datatype_attr.hpp"
 #include "api/datatype_util.hpp"
 
 using namespace ch4lite;
@@ -406,7 +407,16 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
     DT_TRY(check_ptr(fn, "newtype", newtype));
     dame::type* t = nullptr;
     const status s = dame::make_dup(old, &t);
-    return finish(fn, s, t, {}, false, {&old, 1}, newtype);
+    DT_TRY(finish(fn, s, t, {}, false, {&old, 1}, newtype));
+    // The attributes' copy callbacks (MPI 7.7.4); on an error the new type goes again.
+    if (const int rc = api::type_attrs_copy(fn, oldtype, *newtype); rc != MPI_SUCCESS) {
+        dame::type* dup = api::lookup_type_mut(*newtype);
+        api::erase_type_handle(*newtype);
+        dup->release();
+        *newtype = MPI_DATATYPE_NULL;
+        return api::raise_self(rc);
+    }
+    return MPI_SUCCESS;
 }
 
 }  // extern "C"

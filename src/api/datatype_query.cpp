@@ -3,6 +3,7 @@
 // conversion. Queries work on uncommitted types (MPI allows it).
 #include <climits>
 
+#include "api/datatype_attr.hpp"
 #include "api/datatype_util.hpp"
 #include "api/status_util.hpp"
 
@@ -87,6 +88,8 @@ int MPI_Type_free(MPI_Datatype* datatype) {
     DT_TRY(resolve(fn, "datatype", *datatype, &t));
     if (t->is_predefined())
         DT_FAIL(MPI_ERR_TYPE, "cannot free predefined datatype %s", t->predef()->name);
+    // The attributes' delete callbacks first; one that fails keeps the type.
+    if (const int rc = api::type_attrs_delete_all(*datatype); rc != MPI_SUCCESS) return api::raise_self(rc);
     api::erase_type_handle(*datatype);
     t->release();  // pending operations and enclosing types keep their own references
     *datatype = MPI_DATATYPE_NULL;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Attribute caching: keyvals and the attributes an object carries
-// (communicators here; windows use the same keyvals with their own
-// callbacks). The API layer runs the callbacks (they take MPI handles);
+// (communicators here; windows and datatypes use the same keyvals with
+// their own callbacks; datatypes keep their lists in the API layer). The API layer runs the callbacks (they take MPI handles);
 // this file only stores.
 //
 // A keyval is a positive int handle (bit 30 set, so it never collides with
@@ -16,7 +16,7 @@
 
 namespace ch4lite::dev {
 
-enum class attr_kind : uint8_t { comm, win };
+enum class attr_kind : uint8_t { comm, win, type };
 
 struct keyval {
     attr_kind kind = attr_kind::comm;
@@ -26,6 +26,8 @@ struct keyval {
     MPI_Comm_delete_attr_function* comm_delete = nullptr;
     MPI_Win_copy_attr_function* win_copy = nullptr;
     MPI_Win_delete_attr_function* win_delete = nullptr;
+    MPI_Type_copy_attr_function* type_copy = nullptr;
+    MPI_Type_delete_attr_function* type_delete = nullptr;
     void* extra_state = nullptr;
     int refs = 1;        // the user's handle + one per attribute set under it
     bool freed = false;  // the user freed the handle; attributes may remain
