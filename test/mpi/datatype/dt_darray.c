@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dtcheck.h"
+#include "darray_ref.h"
 
 #define MAXD 4
 #define MAXG 4096
@@ -20,17 +21,6 @@ static int rnd(int n) {
     rng ^= rng >> 7;
     rng ^= rng << 17;
     return (int)(rng % (unsigned long long)n);
-}
-
-/* Whether coordinate c (of p) owns index x of a dimension of g elements. */
-static int owns(int distrib, int darg, int g, int p, int c, int x) {
-    if (distrib == MPI_DISTRIBUTE_NONE) return 1;
-    if (distrib == MPI_DISTRIBUTE_BLOCK) {
-        int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
-        return x / b == c;
-    }
-    int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
-    return (x / b) % p == c;
 }
 
 typedef struct {
@@ -53,7 +43,7 @@ static int reference(const layout* L, int rank, int* out) {
             int i = L->order == MPI_ORDER_C ? L->ndims - 1 - k : k;
             int x = rest % L->g[i];
             rest /= L->g[i];
-            ok = ok && owns(L->dist[i], L->darg[i], L->g[i], L->p[i], coord[i], x);
+            ok = ok && darray_owns(L->dist[i], L->darg[i], L->g[i], L->p[i], coord[i], x);
         }
         if (ok) out[n++] = lin;
     }

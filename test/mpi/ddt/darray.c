@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../datatype/darray_ref.h"
+
 static int failures = 0;
 #define CHECK(cond, ...)                                               \
     do {                                                               \
@@ -26,17 +28,6 @@ typedef struct {
     int ndims, order;
     int g[3], dist[3], darg[3];
 } layout;
-
-/* Whether coordinate c of p owns index x of a dimension of g elements. */
-static int owns(int distrib, int darg, int g, int p, int c, int x) {
-    if (distrib == MPI_DISTRIBUTE_NONE) return 1;
-    if (distrib == MPI_DISTRIBUTE_BLOCK) {
-        int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (g + p - 1) / p : darg;
-        return x / b == c;
-    }
-    int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
-    return (x / b) % p == c;
-}
 
 /* The value of global element lin in round r. */
 static double value(int lin, int r) { return lin * 3.0 + r * 0.5 + 1.0; }
@@ -62,7 +53,7 @@ static void run(const layout* L, const int* p, int rank, int size) {
         int rest = lin, ok = 1;
         for (int k = 0; k < L->ndims; ++k) {
             int i = L->order == MPI_ORDER_C ? L->ndims - 1 - k : k;
-            ok = ok && owns(L->dist[i], L->darg[i], L->g[i], p[i], coord[i], rest % L->g[i]);
+            ok = ok && darray_owns(L->dist[i], L->darg[i], L->g[i], p[i], coord[i], rest % L->g[i]);
             rest /= L->g[i];
         }
         if (ok) mine[n++] = lin;
