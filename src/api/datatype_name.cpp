@@ -3,9 +3,9 @@
 // DAME (a name is not part of a type map): predefined types start with their
 // MPI name ("MPI_DOUBLE_INT") and may be renamed, derived types and dups start
 // unnamed, MPI_Type_free forgets the name (erase_type_name). Names longer
-// than MPI_MAX_OBJECT_NAME - 1 characters are truncated.
+// than MPI_MAX_OBJECT_NAME - 1 characters are truncated. MPI is at most
+// MPI_THREAD_SERIALIZED here: nothing is locked.
 #include <cstring>
-#include <mutex>
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -18,7 +18,6 @@ using ch4lite::api::dt::resolve;
 
 namespace {
 
-std::mutex g_lock;
 std::unordered_map<uintptr_t, std::string>* g_names = nullptr;  // allocated on first use
 
 uintptr_t key(MPI_Datatype h) { return reinterpret_cast<uintptr_t>(h); }
@@ -28,7 +27,6 @@ uintptr_t key(MPI_Datatype h) { return reinterpret_cast<uintptr_t>(h); }
 namespace ch4lite::api {
 
 void erase_type_name(MPI_Datatype dt) noexcept {
-    std::lock_guard<std::mutex> g(g_lock);
     if (g_names) g_names->erase(key(dt));
 }
 
@@ -43,8 +41,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
     DT_TRY(resolve(fn, "datatype", datatype, &t));
     DT_TRY(check_ptr(fn, "type_name", type_name));
     try {
-        std::lock_guard<std::mutex> g(g_lock);
-        if (!g_names) g_names = new std::unordered_map<uintptr_t, std::string>();
+            if (!g_names) g_names = new std::unordered_map<uintptr_t, std::string>();
         (*g_names)[key(datatype)].assign(type_name, strnlen(type_name, MPI_MAX_OBJECT_NAME - 1));
     } catch (const std::bad_alloc&) {
         DT_FAIL(MPI_ERR_NO_MEM, "out of memory storing the name");
@@ -59,7 +56,6 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     DT_TRY(resolve(fn, "datatype", datatype, &t));
     DT_TRY(check_ptr(fn, "type_name", type_name));
     DT_TRY(check_ptr(fn, "resultlen", resultlen));
-    std::lock_guard<std::mutex> g(g_lock);
     const char* name = t->is_predefined() ? t->predef()->name : "";
     size_t len = std::strlen(name);
     if (g_names) {
