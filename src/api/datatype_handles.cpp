@@ -4,6 +4,7 @@
 namespace ch4lite::api {
 
 constinit detail::type_table detail::g_types;
+constinit detail::quick_type detail::g_quick;
 
 MPI_Datatype new_type_handle(dame::type* t, int* err_class) noexcept {
     const uintptr_t h = detail::types().insert(t);
@@ -17,6 +18,7 @@ MPI_Datatype new_type_handle(dame::type* t, int* err_class) noexcept {
 
 void erase_type_handle(MPI_Datatype dt) noexcept {
     erase_type_name(dt);
+    if (detail::g_quick.handle == reinterpret_cast<uintptr_t>(dt)) detail::g_quick = {};
     detail::types().erase(reinterpret_cast<uintptr_t>(dt));
 }
 

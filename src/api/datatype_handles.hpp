@@ -18,6 +18,19 @@ using type_table = util::handle_table<dame::type, util::handle_kind::datatype>;
 // check and a generation check.
 extern type_table g_types;
 inline type_table& types() noexcept { return g_types; }
+
+// The last type the fast path of MPI_Pack/MPI_Unpack moved (pack.cpp): its
+// handle, size and true lower bound, so that the next call with the same
+// handle skips the table's dependent loads. Only committed contiguous types
+// are kept; both properties and the two numbers never change afterwards.
+// erase_type_handle forgets the handle before it can be reused. One plain
+// global: ch4lite provides at most MPI_THREAD_SERIALIZED.
+struct quick_type {
+    uintptr_t handle = 0;  // 0 is no handle
+    int64_t size = 0;
+    int64_t true_lb = 0;
+};
+extern constinit quick_type g_quick;
 }  // namespace detail
 
 // nullptr for MPI_DATATYPE_NULL, freed or garbage handles.

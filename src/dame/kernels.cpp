@@ -31,7 +31,14 @@ namespace {
 constinit const std::array<kernel_fn, n_kernels> base_pack = make_table<dir::pack>();
 constinit const std::array<kernel_fn, n_kernels> base_unpack = make_table<dir::unpack>();
 [[maybe_unused]] std::array<kernel_fn, n_kernels> isa_pack{}, isa_unpack{};
+
+int base_copy_one(char* __restrict d, const char* __restrict s, int64_t n) noexcept {
+    copy_any(d, s, n);
+    return 0;
+}
 }  // namespace
+
+constinit copy_one_fn copy_one = base_copy_one;
 
 // The baseline tables until start-up has looked at the CPU (below); the two
 // tables hold kernels of the same meaning, so either serves at any time.
@@ -66,6 +73,7 @@ bool install_v4() noexcept {
     }
     pack_table = isa_pack.data();
     unpack_table = isa_unpack.data();
+    copy_one = v4_copy_one;
     return true;
 #else
     return false;

@@ -24,6 +24,14 @@ const char* kernel_isa() noexcept;
 // loop, whatever the CPU has (read once).
 bool isa_forced_base() noexcept;
 
+// One contiguous move of n >= 0 bytes from s to d, which do not overlap, for
+// the instruction set of the kernels in use: baseline copy_any (memcpy from
+// long_block bytes); x86-64-v4 32-byte vector moves below 16 KiB, memcpy
+// beyond (kernels_v4.cpp). It returns 0, so that a caller returning success
+// can end with a tail call (the fast path of MPI_Pack, src/api/pack.cpp).
+using copy_one_fn = int (*)(char* __restrict d, const char* __restrict s, int64_t n) noexcept;
+extern copy_one_fn copy_one;
+
 template <dir D>
 inline kernel_fn kernel(uint8_t id) noexcept {
     if constexpr (D == dir::pack) return pack_table[id];

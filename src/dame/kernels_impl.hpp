@@ -18,6 +18,7 @@ namespace ch4lite::dame {
 #define CH4LITE_DAME_HAVE_V4 1
 extern const std::array<kernel_fn, n_kernels> v4_pack_kernels;
 extern const std::array<kernel_fn, n_kernels> v4_unpack_kernels;
+int v4_copy_one(char* __restrict d, const char* __restrict s, int64_t n) noexcept;
 #else
 #define CH4LITE_DAME_HAVE_V4 0
 #endif

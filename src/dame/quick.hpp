@@ -1,34 +1,26 @@
 // SPDX-License-Identifier: MIT
-// Inline whole moves of small contiguous types, for callers whose own call
-// costs as much as the copy (MPI_Pack/MPI_Unpack of one 480-byte block:
-// memcpy takes 4.7 ns, the call chain MPI_Pack -> pack -> whole took 5 more).
-// The result is the same as pack()/unpack(): contiguous types move as one
-// copy there too, and moves below stream_floor never stream.
+// Which moves the fast path of MPI_Pack/MPI_Unpack (src/api/pack.cpp) may
+// make with one copy_one (kernels.hpp): those of a committed contiguous type
+// below stream_floor. pack()/unpack() make the same bytes for them:
+// contiguous types move as one copy there too, and moves below
+// stream_floor never stream.
 #pragma once
 #include <cstdint>
 
-#include "dame/copy.hpp"
+#include "dame/kernels.hpp"
 #include "dame/stream.hpp"
 #include "dame/type.hpp"
 
 namespace ch4lite::dame {
 
-// Whether pack_quick/unpack_quick may move count*t.size() == bytes bytes:
-// t committed and contiguous, bytes below stream_floor.
-[[gnu::always_inline]] inline bool quick_move(const type& t, int64_t bytes) noexcept {
-    return t.contiguous() && t.committed() && bytes < stream_floor;
+// Whether the fast path may move t: committed and contiguous.
+// Both hold for good once they hold, so a caller may keep t's size and
+// true_lb and skip the next look-up.
+[[gnu::always_inline]] inline bool quick_type(const type& t) noexcept {
+    return t.contiguous() && t.committed();
 }
 
-// pack(t, buf, count, packed) when quick_move(t, count*t.size()) holds.
-[[gnu::always_inline]] inline void pack_quick(const type& t, const void* buf, int64_t bytes,
-                                              void* packed) noexcept {
-    copy_any(static_cast<char*>(packed), static_cast<const char*>(buf) + t.true_lb(), bytes);
-}
-
-// unpack(t, buf, count, packed) when quick_move(t, count*t.size()) holds.
-[[gnu::always_inline]] inline void unpack_quick(const type& t, void* buf, int64_t bytes,
-                                                const void* packed) noexcept {
-    copy_any(static_cast<char*>(buf) + t.true_lb(), static_cast<const char*>(packed), bytes);
-}
+// Whether a move of bytes bytes of a quick_type is short enough.
+[[gnu::always_inline]] inline bool quick_bytes(int64_t bytes) noexcept { return bytes < stream_floor; }
 
 }  // namespace ch4lite::dame

@@ -374,6 +374,35 @@ TEST(DameKernels, MediumAndBigBlocksMatchTheOracle) {
     }
 }
 
+TEST(DameKernels, CopyOneMovesExactlyItsBytes) {
+    // dame::copy_one (the copy of MPI_Pack's fast path) for the kernels'
+    // instruction set: every length to 600 bytes, then the edges of its
+    // x86-64-v4 branches (32, 64, 128, 16 KiB) and beyond, from and to every
+    // offset in a 32-byte vector for short lengths. The bytes around the
+    // copy must stay as they were.
+    std::vector<int64_t> lens;
+    for (int64_t n = 0; n <= 600; ++n) lens.push_back(n);
+    for (int64_t n : {1000, 1023, 1024, 1320, 2111, 2112, 4095, 4096, 8191, 8192, 8193, 16383,
+                      16384, 16385, 65536 + 3, 300000})
+        lens.push_back(n);
+    constexpr int64_t guard = 160;
+    std::vector<char> src(300000 + 2 * guard), dst(src.size()), want(src.size());
+    for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<char>(i * 29 + (i >> 9) + 5);
+    for (int64_t n : lens) {
+        const int step = n <= 600 ? 1 : 7;
+        for (int so = 0; so < 32; so += step) {
+            for (int d_off = 0; d_off < 32; d_off += step + 2) {
+                std::memset(dst.data(), 0x6b, static_cast<size_t>(n + 2 * guard));
+                std::memcpy(want.data(), dst.data(), static_cast<size_t>(n + 2 * guard));
+                std::memcpy(want.data() + guard + d_off, src.data() + so, static_cast<size_t>(n));
+                ASSERT_EQ(0, copy_one(dst.data() + guard + d_off, src.data() + so, n));
+                ASSERT_EQ(0, std::memcmp(dst.data(), want.data(), static_cast<size_t>(n + 2 * guard)))
+                    << "n=" << n << " from +" << so << " to +" << d_off << " (" << kernel_isa() << ")";
+            }
+        }
+    }
+}
+
 TEST(DameStream, LargeMovesOfLongBlocksStreamAndMatchTheOracle) {
     // Whole moves of at least stream_min() bytes whose blocks average
     // >= stream_min_block write with non-temporal stores (stream.hpp). The
