@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// MPI_Pack_external / MPI_Unpack_external / MPI_Pack_external_size and their
+// _c forms: the "external32" representation (dame/external32.hpp), the only
+// one MPI defines for them. They take no communicator: errors go to
+// MPI_COMM_SELF's handler.
+#include <cstring>
+
+#include "api/datatype_util.hpp"
+#include "api/handles.hpp"
+#include "dame/external32.hpp"
+
+using namespace ch4lite;
+
+namespace {
+
+// datarep, count and datatype; on success *t is the committed type and
+// *bytes the external32 size of count instances.
+int check(const char* fn, const char* datarep, int64_t count, MPI_Datatype datatype,
+          const dame::type** t, int64_t* bytes) {
+    if (!datarep) DT_FAIL(MPI_ERR_ARG, "invalid datarep: must not be NULL");
+    if (std::strcmp(datarep, "external32") != 0)
+        DT_FAIL(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%.64s\" is not supported: only \"external32\"",
+                datarep);
+    if (count < 0) DT_FAIL(MPI_ERR_COUNT, "invalid count %lld: must be >= 0", static_cast<long long>(count));
+    if (datatype == MPI_DATATYPE_NULL) DT_FAIL(MPI_ERR_TYPE, "invalid datatype: MPI_DATATYPE_NULL");
+    *t = api::lookup_type(datatype);
+    if (!*t)
+        DT_FAIL(MPI_ERR_TYPE, "invalid datatype %p: not a predefined or live derived datatype",
+                static_cast<void*>(datatype));
+    if (!(*t)->committed()) DT_FAIL(MPI_ERR_TYPE, "datatype is not committed (call MPI_Type_commit)");
+    int64_t one = 0;
+    if (dame::ext32_size(**t, &one) != status::ok || __builtin_mul_overflow(count, one, bytes))
+        DT_FAIL(MPI_ERR_COUNT, "the external32 size of %lld elements of this datatype overflows 64 bits",
+                static_cast<long long>(count));
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int pack_external_impl(const char* fn, const char* datarep, const void* inbuf, int64_t incount,
+                       MPI_Datatype datatype, void* outbuf, int64_t outsize, N* position) {
+    DT_REQUIRE_INIT();
+    const dame::type* t = nullptr;
+    int64_t bytes = 0;
+    DT_TRY(check(fn, datarep, incount, datatype, &t, &bytes));
+    if (!position) DT_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
+    if (outsize < 0) DT_FAIL(MPI_ERR_ARG, "invalid outsize %lld: must be >= 0", static_cast<long long>(outsize));
+    const int64_t pos = *position;
+    if (pos < 0 || pos > outsize)
+        DT_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, outsize=%lld]", static_cast<long long>(pos),
+                static_cast<long long>(outsize));
+    if (bytes > outsize - pos)
+        DT_FAIL(MPI_ERR_TRUNCATE, "%lld external32 bytes do not fit in outsize %lld at position %lld",
+                static_cast<long long>(bytes), static_cast<long long>(outsize), static_cast<long long>(pos));
+    if (bytes > 0 && !outbuf)
+        DT_FAIL(MPI_ERR_BUFFER, "invalid outbuf: NULL with %lld bytes to pack", static_cast<long long>(bytes));
+    if (bytes > 0) {
+        dame::ext32_fault fault;
+        if (dame::ext32_pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos, &fault) != status::ok)
+            DT_FAIL(MPI_ERR_CONVERSION,
+                    "element %lld (%s) does not fit its external32 size; position left at %lld",
+                    static_cast<long long>(fault.element), fault.type_name, static_cast<long long>(pos));
+    }
+    *position = static_cast<N>(pos + bytes);
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int unpack_external_impl(const char* fn, const char* datarep, const void* inbuf, int64_t insize, N* position,
+                         void* outbuf, int64_t outcount, MPI_Datatype datatype) {
+    DT_REQUIRE_INIT();
+    const dame::type* t = nullptr;
+    int64_t bytes = 0;
+    DT_TRY(check(fn, datarep, outcount, datatype, &t, &bytes));
+    if (!position) DT_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
+    if (insize < 0) DT_FAIL(MPI_ERR_ARG, "invalid insize %lld: must be >= 0", static_cast<long long>(insize));
+    const int64_t pos = *position;
+    if (pos < 0 || pos > insize)
+        DT_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, insize=%lld]", static_cast<long long>(pos),
+                static_cast<long long>(insize));
+    if (bytes > insize - pos)
+        DT_FAIL(MPI_ERR_TRUNCATE, "unpacking %lld external32 bytes but only %lld remain after position %lld",
+                static_cast<long long>(bytes), static_cast<long long>(insize - pos), static_cast<long long>(pos));
+    if (bytes > 0 && !inbuf)
+        DT_FAIL(MPI_ERR_BUFFER, "invalid inbuf: NULL with %lld bytes to unpack", static_cast<long long>(bytes));
+    if (bytes > 0) dame::ext32_unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos);
+    *position = static_cast<N>(pos + bytes);
+    return MPI_SUCCESS;
+}
+
+template <class N>
+int size_impl(const char* fn, const char* datarep, int64_t incount, MPI_Datatype datatype, N* size) {
+    DT_REQUIRE_INIT();
+    const dame::type* t = nullptr;
+    int64_t bytes = 0;
+    DT_TRY(check(fn, datarep, incount, datatype, &t, &bytes));
+    if (!size) DT_FAIL(MPI_ERR_ARG, "invalid size: must not be NULL");
+    *size = static_cast<N>(bytes);
+    return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
+                      void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+    return pack_external_impl(__func__, datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
+                        void* outbuf, MPI_Count outsize, MPI_Count* position) {
+    return pack_external_impl(__func__, datarep, inbuf, incount, datatype, outbuf, outsize, position);
+}
+int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
+                        void* outbuf, int outcount, MPI_Datatype datatype) {
+    return unpack_external_impl(__func__, datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position,
+                          void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+    return unpack_external_impl(__func__, datarep, inbuf, insize, position, outbuf, outcount, datatype);
+}
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+    return size_impl(__func__, datarep, incount, datatype, size);
+}
+int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
+                             MPI_Count* size) {
+    return size_impl(__func__, datarep, incount, datatype, size);
+}
+
+}  // extern "C"
