@@ -22,7 +22,8 @@ inline type_table& types() noexcept { return g_types; }
 // The last type the fast path of MPI_Pack/MPI_Unpack moved (pack.cpp): its
 // handle, size and true lower bound, so that the next call with the same
 // handle skips the table's dependent loads. Only committed contiguous types
-// are kept; both properties and the two numbers never change afterwards.
+// smaller than dame::stream_floor are kept; those properties and the two
+// numbers never change afterwards.
 // erase_type_handle forgets the handle before it can be reused. One plain
 // global: ch4lite provides at most MPI_THREAD_SERIALIZED.
 struct quick_type {
