@@ -113,12 +113,9 @@ int pack_size_impl(const char* fn, int64_t incount, MPI_Datatype datatype, MPI_C
 // most of the rest: with g_quick and copy_one, 6.5-7.1 ns.
 template <class C, class N>
 [[gnu::always_inline]] inline bool quick(C count, MPI_Datatype datatype, C size, const N* position,
-                                         const void* buf, MPI_Comm comm, int64_t* bytes,
-                                         int64_t* true_lb) noexcept {
+                                         const void* buf, int64_t* bytes, int64_t* true_lb) noexcept {
     const auto& last = api::detail::g_quick;
-    if (!api::is_initialized() || comm != MPI_COMM_WORLD ||
-        reinterpret_cast<uintptr_t>(datatype) != last.handle || !position || !buf)
-        return false;
+    if (reinterpret_cast<uintptr_t>(datatype) != last.handle || !position || !buf) return false;
     if (static_cast<uint64_t>(count) - 1 >= static_cast<uint64_t>(dame::stream_floor) - 1) return false;
     const int64_t pos = *position;
     const int64_t b = static_cast<int64_t>(count) * last.size;
@@ -152,6 +149,23 @@ template <class C, class N>
                        position, outbuf, outcount, datatype, comm);
 }
 
+// The checked path once the communicator is known to be MPI_COMM_WORLD: the
+// fast path's other checks then keep no register for comm, the seventh
+// argument, which the x86-64 convention passes on the stack. GCC saved two
+// registers per call instead of three; MPI_Unpack of 8 bytes 4.36 -> 4.1 ns,
+// MPI_Pack level.
+template <class C, class N>
+[[gnu::noinline]] int pack_checked_world(const void* inbuf, C incount, MPI_Datatype datatype,
+                                         void* outbuf, C outsize, N* position) {
+    return pack_checked(inbuf, incount, datatype, outbuf, outsize, position, MPI_COMM_WORLD);
+}
+
+template <class C, class N>
+[[gnu::noinline]] int unpack_checked_world(const void* inbuf, C insize, N* position, void* outbuf,
+                                           C outcount, MPI_Datatype datatype) {
+    return unpack_checked(inbuf, insize, position, outbuf, outcount, datatype, MPI_COMM_WORLD);
+}
+
 // The copy of the fast path: dame::copy_one, which moves the same bytes as
 // pack()/unpack() do for a contiguous type. It is reached by a tail call
 // through a pointer, so that MPI_Pack itself has no loop and no call: with
@@ -167,25 +181,29 @@ template <class C, class N>
 template <class C, class N>
 [[gnu::always_inline]] inline int pack_entry(const void* inbuf, C incount, MPI_Datatype datatype,
                                              void* outbuf, C outsize, N* position, MPI_Comm comm) {
+    if (!api::is_initialized() || comm != MPI_COMM_WORLD) [[unlikely]]
+        return pack_checked(inbuf, incount, datatype, outbuf, outsize, position, comm);
     int64_t bytes = 0, lb = 0;
-    if (quick(incount, datatype, outsize, position, outbuf, comm, &bytes, &lb)) [[likely]] {
+    if (quick(incount, datatype, outsize, position, outbuf, &bytes, &lb)) [[likely]] {
         const int64_t pos = *position;
         *position = static_cast<N>(pos + bytes);
         return copy_quick(static_cast<char*>(outbuf) + pos, static_cast<const char*>(inbuf) + lb, bytes);
     }
-    return pack_checked(inbuf, incount, datatype, outbuf, outsize, position, comm);
+    return pack_checked_world(inbuf, incount, datatype, outbuf, outsize, position);
 }
 
 template <class C, class N>
 [[gnu::always_inline]] inline int unpack_entry(const void* inbuf, C insize, N* position, void* outbuf,
                                                C outcount, MPI_Datatype datatype, MPI_Comm comm) {
+    if (!api::is_initialized() || comm != MPI_COMM_WORLD) [[unlikely]]
+        return unpack_checked(inbuf, insize, position, outbuf, outcount, datatype, comm);
     int64_t bytes = 0, lb = 0;
-    if (quick(outcount, datatype, insize, position, inbuf, comm, &bytes, &lb)) [[likely]] {
+    if (quick(outcount, datatype, insize, position, inbuf, &bytes, &lb)) [[likely]] {
         const int64_t pos = *position;
         *position = static_cast<N>(pos + bytes);
         return copy_quick(static_cast<char*>(outbuf) + lb, static_cast<const char*>(inbuf) + pos, bytes);
     }
-    return unpack_checked(inbuf, insize, position, outbuf, outcount, datatype, comm);
+    return unpack_checked_world(inbuf, insize, position, outbuf, outcount, datatype);
 }
 
 }  // namespace
