@@ -8,8 +8,9 @@
 // types as their two parts.
 //
 // The move walks the type's construction (hvector / hindexed / hblock /
-// hstruct / resized) element by element: external32 is for portability,
-// not speed, and the compiled program has no element types left.
+// hstruct / resized), since the compiled program has no element types left,
+// and converts each run of one predefined type (a block, or a vector of
+// blocks) in one loop.
 #pragma once
 #include <cstdint>
 

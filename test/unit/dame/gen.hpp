@@ -32,10 +32,14 @@ struct type_ref {  // RAII owner of one reference
 class gen {
   public:
     explicit gen(uint64_t seed) : rng_(seed) {}
+    // Leaves drawn from these predefined handles only.
+    gen(uint64_t seed, std::vector<uintptr_t> basics) : rng_(seed), basics_(std::move(basics)) {}
     int64_t range(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng_); }
     bool coin(int pct) { return range(0, 99) < pct; }
 
     type* basic() {
+        if (!basics_.empty())
+            return predefined_type(basics_[static_cast<size_t>(range(0, static_cast<int64_t>(basics_.size()) - 1))]);
         static const uintptr_t h[] = {0x247, 0x209, 0x214, 0x210, 0x208, 0x229, 0x22c, 0x220,
                                       0x22b, 0x216, 0x20a, 0x2d2};
         return predefined_type(h[range(0, sizeof h / sizeof h[0] - 1)]);
@@ -97,6 +101,7 @@ class gen {
 
   private:
     std::mt19937_64 rng_;
+    std::vector<uintptr_t> basics_;
 };
 
 }  // namespace dame_test
