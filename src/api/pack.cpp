@@ -96,14 +96,14 @@ int pack_size_impl(const char* fn, int64_t incount, MPI_Datatype datatype, MPI_C
     return MPI_SUCCESS;
 }
 
-// The fast path of MPI_Pack/MPI_Unpack and their _c forms: MPI_COMM_WORLD,
-// the committed contiguous type detail::g_quick remembers, 1 to
-// dame::stream_floor - 1 bytes and no argument that raises an error. It
-// returns true with the bytes to move and the type's true lower bound, or
-// false: then the call takes the checked path, which accepts all that is
-// accepted here, moves the same bytes and remembers the type for the next
-// call. g_quick's size is below stream_floor, so with 0 < count <
-// stream_floor the product cannot overflow.
+// The fast path of MPI_Pack/MPI_Unpack and their _c forms, once the caller
+// has seen MPI_COMM_WORLD: the committed contiguous type detail::g_quick
+// remembers, 1 to dame::stream_floor - 1 bytes and no argument that raises
+// an error. It returns true with the bytes to move and the type's true
+// lower bound, or false: then the call takes the checked path, which
+// accepts all that is accepted here, moves the same bytes and remembers the
+// type for the next call. g_quick's size is below stream_floor, so with
+// 0 < count < stream_floor the product cannot overflow.
 //
 // The checked path calls dame::pack, which calls whole(), with six
 // registers saved; here the copy is inline and the checked path is a tail
