@@ -2,11 +2,16 @@
 // external32 moves (external32.hpp).
 #include "dame/external32.hpp"
 
+#include <bit>
 #include <cfloat>
 #include <cstring>
 
 namespace ch4lite::dame {
 namespace {
+
+// store_be reverses bytes: big-endian from a little-endian host. The long
+// double conversion uses GCC's __float128 (x86-64).
+static_assert(std::endian::native == std::endian::little, "external32.cpp assumes a little-endian host");
 
 // How one part of a basic element converts.
 enum class conv : uint8_t {
