@@ -29,6 +29,7 @@ bool isa_forced_base() noexcept;
 // long_block bytes); x86-64-v4 32-byte vector moves below 16 KiB, memcpy
 // beyond (kernels_v4.cpp). It returns 0, so that a caller returning success
 // can end with a tail call (the fast path of MPI_Pack, src/api/pack.cpp).
+// whole() (move.cpp) copies contiguous types with it as well.
 using copy_one_fn = int (*)(char* __restrict d, const char* __restrict s, int64_t n) noexcept;
 extern copy_one_fn copy_one;
 

@@ -62,7 +62,9 @@ void whole(const type& t, const void* buf, int64_t count, const void* packed) no
     if (const int64_t bytes = count * t.size(); bytes >= stream_floor) [[unlikely]]
         if (stream_whole<D>(t, mut(buf), count, out, bytes)) return;
     if (t.contiguous()) {  // one block (extent == size): one copy, no interpreter
-        move_any<D>(mut(buf) + t.true_lb(), out, count * t.size());
+        char* typed = mut(buf) + t.true_lb();
+        if constexpr (D == dir::pack) (void)copy_one(out, typed, count * t.size());
+        else (void)copy_one(typed, out, count * t.size());
         return;
     }
     const program& p = *t.prog();
