@@ -117,17 +117,13 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
                            void* extra_state) {
     CH4_REQUIRE_INIT();
     if (!comm_keyval) CH4_FAIL_SELF(MPI_ERR_ARG, "comm_keyval (output) is NULL");
-    auto* kv = new (std::nothrow) dev::keyval;
-    if (!kv) CH4_FAIL_SELF(MPI_ERR_NO_MEM, "out of memory");
-    kv->kind = dev::attr_kind::comm;
-    kv->comm_copy = copy_fn;
-    kv->comm_delete = delete_fn;
-    kv->extra_state = extra_state;
-    const int h = dev::keyval_insert(kv);
-    if (!h) {
-        delete kv;
-        CH4_FAIL_SELF(MPI_ERR_NO_MEM, "out of memory or too many keyvals");
-    }
+    dev::keyval kv;
+    kv.kind = dev::attr_kind::comm;
+    kv.comm_copy = copy_fn;
+    kv.comm_delete = delete_fn;
+    kv.extra_state = extra_state;
+    const int h = dev::keyval_create(kv);
+    if (!h) CH4_FAIL_SELF(MPI_ERR_NO_MEM, "out of memory or too many keyvals");
     *comm_keyval = h;
     return MPI_SUCCESS;
 }

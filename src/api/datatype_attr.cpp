@@ -116,17 +116,13 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn,
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(api::dt::check_ptr(fn, "type_keyval", type_keyval));
-    auto* kv = new (std::nothrow) dev::keyval;
-    if (!kv) DT_FAIL(MPI_ERR_NO_MEM, "out of memory");
-    kv->kind = dev::attr_kind::type;
-    kv->type_copy = copy_fn;
-    kv->type_delete = delete_fn;
-    kv->extra_state = extra_state;
-    const int h = dev::keyval_insert(kv);
-    if (!h) {
-        delete kv;
-        DT_FAIL(MPI_ERR_NO_MEM, "out of memory or too many keyvals");
-    }
+    dev::keyval kv;
+    kv.kind = dev::attr_kind::type;
+    kv.type_copy = copy_fn;
+    kv.type_delete = delete_fn;
+    kv.extra_state = extra_state;
+    const int h = dev::keyval_create(kv);
+    if (!h) DT_FAIL(MPI_ERR_NO_MEM, "out of memory or too many keyvals");
     *type_keyval = h;
     return MPI_SUCCESS;
 }

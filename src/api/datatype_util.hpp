@@ -28,6 +28,16 @@ int resolve(const char* fn, const char* what, MPI_Datatype h, dame::type** out) 
 int check_count(const char* fn, const char* what, int64_t v) noexcept;       // >= 0, MPI_ERR_COUNT
 int check_nonneg(const char* fn, const char* what, int64_t v) noexcept;      // >= 0, MPI_ERR_ARG
 int check_ptr(const char* fn, const char* what, const void* p) noexcept;    // non-null, MPI_ERR_ARG
+// The count and datatype of a pack or unpack: 0 with *t the committed type,
+// or the error code (not raised, as for check_span).
+int check_moved_type(const char* fn, int64_t count, MPI_Datatype datatype, const dame::type** t) noexcept;
+// The buffer arguments of a pack (pack true) or unpack moving `bytes` bytes
+// at *position of a packed buffer of `size` bytes (outsize / insize), `buf`
+// being that buffer: 0, or the error code (not raised: MPI_Pack raises on
+// its communicator, MPI_Pack_external on MPI_COMM_SELF). `kind` names the
+// bytes in the truncation message ("" or "external32 ").
+int check_span(const char* fn, bool pack, const char* kind, bool position_null, int64_t pos,
+               int64_t size, int64_t bytes, const void* buf) noexcept;
 // Maps a DAME construction status, records contents and user types, and
 // hands out the handle.
 int finish(const char* fn, ch4lite::status s, dame::type* t, dame::contents c, bool large,

@@ -20,13 +20,7 @@ namespace {
           const dame::type** t, int64_t* bytes) {
     if (!api::comm_is_valid(comm))
         PK_FAIL(MPI_ERR_COMM, "invalid communicator %p", static_cast<void*>(comm));
-    if (count < 0) PK_FAIL(MPI_ERR_COUNT, "invalid count %lld: must be >= 0", static_cast<long long>(count));
-    if (datatype == MPI_DATATYPE_NULL) PK_FAIL(MPI_ERR_TYPE, "invalid datatype: MPI_DATATYPE_NULL");
-    *t = api::lookup_type(datatype);
-    if (!*t)
-        PK_FAIL(MPI_ERR_TYPE, "invalid datatype %p: not a predefined or live derived datatype",
-                static_cast<void*>(datatype));
-    if (!(*t)->committed()) PK_FAIL(MPI_ERR_TYPE, "datatype is not committed (call MPI_Type_commit)");
+    if (const int code = api::dt::check_moved_type(fn, count, datatype, t)) return api::raise(comm, code);
     if (__builtin_mul_overflow(count, (*t)->size(), bytes))
         PK_FAIL(MPI_ERR_COUNT, "count %lld times datatype size %lld overflows 64 bits",
                 static_cast<long long>(count), static_cast<long long>((*t)->size()));
@@ -40,16 +34,9 @@ int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype d
     const dame::type* t = nullptr;
     int64_t bytes = 0;
     DT_TRY(check(fn, incount, datatype, comm, &t, &bytes));
-    if (!position) PK_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
-    if (outsize < 0) PK_FAIL(MPI_ERR_ARG, "invalid outsize %lld: must be >= 0", static_cast<long long>(outsize));
-    const int64_t pos = *position;
-    if (pos < 0 || pos > outsize)
-        PK_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, outsize=%lld]",
-                static_cast<long long>(pos), static_cast<long long>(outsize));
-    if (bytes > outsize - pos)
-        PK_FAIL(MPI_ERR_TRUNCATE, "%lld packed bytes do not fit in outsize %lld at position %lld",
-                static_cast<long long>(bytes), static_cast<long long>(outsize), static_cast<long long>(pos));
-    if (bytes > 0 && !outbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid outbuf: NULL with %lld bytes to pack", static_cast<long long>(bytes));
+    const int64_t pos = position ? *position : 0;
+    if (const int code = api::dt::check_span(fn, true, "packed ", !position, pos, outsize, bytes, outbuf))
+        return api::raise(comm, code);
     if (bytes > 0) dame::pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos);
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;
@@ -62,16 +49,9 @@ int unpack_impl(const char* fn, const void* inbuf, int64_t insize, N* position, 
     const dame::type* t = nullptr;
     int64_t bytes = 0;
     DT_TRY(check(fn, outcount, datatype, comm, &t, &bytes));
-    if (!position) PK_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
-    if (insize < 0) PK_FAIL(MPI_ERR_ARG, "invalid insize %lld: must be >= 0", static_cast<long long>(insize));
-    const int64_t pos = *position;
-    if (pos < 0 || pos > insize)
-        PK_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, insize=%lld]",
-                static_cast<long long>(pos), static_cast<long long>(insize));
-    if (bytes > insize - pos)
-        PK_FAIL(MPI_ERR_TRUNCATE, "unpacking %lld bytes but only %lld remain after position %lld",
-                static_cast<long long>(bytes), static_cast<long long>(insize - pos), static_cast<long long>(pos));
-    if (bytes > 0 && !inbuf) PK_FAIL(MPI_ERR_BUFFER, "invalid inbuf: NULL with %lld bytes to unpack", static_cast<long long>(bytes));
+    const int64_t pos = position ? *position : 0;
+    if (const int code = api::dt::check_span(fn, false, "", !position, pos, insize, bytes, inbuf))
+        return api::raise(comm, code);
     if (bytes > 0) dame::unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos);
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;

@@ -21,13 +21,7 @@ int check(const char* fn, const char* datarep, int64_t count, MPI_Datatype datat
     if (std::strcmp(datarep, "external32") != 0)
         DT_FAIL(MPI_ERR_UNSUPPORTED_DATAREP, "datarep \"%.64s\" is not supported: only \"external32\"",
                 datarep);
-    if (count < 0) DT_FAIL(MPI_ERR_COUNT, "invalid count %lld: must be >= 0", static_cast<long long>(count));
-    if (datatype == MPI_DATATYPE_NULL) DT_FAIL(MPI_ERR_TYPE, "invalid datatype: MPI_DATATYPE_NULL");
-    *t = api::lookup_type(datatype);
-    if (!*t)
-        DT_FAIL(MPI_ERR_TYPE, "invalid datatype %p: not a predefined or live derived datatype",
-                static_cast<void*>(datatype));
-    if (!(*t)->committed()) DT_FAIL(MPI_ERR_TYPE, "datatype is not committed (call MPI_Type_commit)");
+    if (const int code = api::dt::check_moved_type(fn, count, datatype, t)) return api::raise_self(code);
     int64_t one = 0;
     if (dame::ext32_size(**t, &one) != status::ok || __builtin_mul_overflow(count, one, bytes))
         DT_FAIL(MPI_ERR_COUNT, "the external32 size of %lld elements of this datatype overflows 64 bits",
@@ -42,17 +36,9 @@ int pack_external_impl(const char* fn, const char* datarep, const void* inbuf, i
     const dame::type* t = nullptr;
     int64_t bytes = 0;
     DT_TRY(check(fn, datarep, incount, datatype, &t, &bytes));
-    if (!position) DT_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
-    if (outsize < 0) DT_FAIL(MPI_ERR_ARG, "invalid outsize %lld: must be >= 0", static_cast<long long>(outsize));
-    const int64_t pos = *position;
-    if (pos < 0 || pos > outsize)
-        DT_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, outsize=%lld]", static_cast<long long>(pos),
-                static_cast<long long>(outsize));
-    if (bytes > outsize - pos)
-        DT_FAIL(MPI_ERR_TRUNCATE, "%lld external32 bytes do not fit in outsize %lld at position %lld",
-                static_cast<long long>(bytes), static_cast<long long>(outsize), static_cast<long long>(pos));
-    if (bytes > 0 && !outbuf)
-        DT_FAIL(MPI_ERR_BUFFER, "invalid outbuf: NULL with %lld bytes to pack", static_cast<long long>(bytes));
+    const int64_t pos = position ? *position : 0;
+    if (const int code = api::dt::check_span(fn, true, "external32 ", !position, pos, outsize, bytes, outbuf))
+        return api::raise_self(code);
     if (bytes > 0) {
         dame::ext32_fault fault;
         if (dame::ext32_pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos, &fault) != status::ok)
@@ -71,17 +57,9 @@ int unpack_external_impl(const char* fn, const char* datarep, const void* inbuf,
     const dame::type* t = nullptr;
     int64_t bytes = 0;
     DT_TRY(check(fn, datarep, outcount, datatype, &t, &bytes));
-    if (!position) DT_FAIL(MPI_ERR_ARG, "invalid position: must not be NULL");
-    if (insize < 0) DT_FAIL(MPI_ERR_ARG, "invalid insize %lld: must be >= 0", static_cast<long long>(insize));
-    const int64_t pos = *position;
-    if (pos < 0 || pos > insize)
-        DT_FAIL(MPI_ERR_ARG, "invalid position %lld: must be in [0, insize=%lld]", static_cast<long long>(pos),
-                static_cast<long long>(insize));
-    if (bytes > insize - pos)
-        DT_FAIL(MPI_ERR_TRUNCATE, "unpacking %lld external32 bytes but only %lld remain after position %lld",
-                static_cast<long long>(bytes), static_cast<long long>(insize - pos), static_cast<long long>(pos));
-    if (bytes > 0 && !inbuf)
-        DT_FAIL(MPI_ERR_BUFFER, "invalid inbuf: NULL with %lld bytes to unpack", static_cast<long long>(bytes));
+    const int64_t pos = position ? *position : 0;
+    if (const int code = api::dt::check_span(fn, false, "external32 ", !position, pos, insize, bytes, inbuf))
+        return api::raise_self(code);
     if (bytes > 0) dame::ext32_unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos);
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;

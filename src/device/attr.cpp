@@ -22,7 +22,9 @@ std::vector<int> g_free;
 
 }  // namespace
 
-int keyval_insert(keyval* k) noexcept {
+int keyval_create(const keyval& proto) noexcept {
+    std::unique_ptr<keyval> k(new (std::nothrow) keyval(proto));
+    if (!k) return 0;
     int idx;
     if (!g_free.empty()) {
         idx = g_free.back();
@@ -40,7 +42,7 @@ int keyval_insert(keyval* k) noexcept {
         }
     }
     slot& s = g_slots[static_cast<std::size_t>(idx)];
-    s.k.reset(k);
+    s.k = std::move(k);
     return base | (s.gen << 20) | idx;
 }
 

@@ -39,9 +39,9 @@ struct attr_entry {
 };
 using attr_list = std::vector<attr_entry>;
 
-// A new keyval handle taking over `k` (0 when the table is full or memory
-// ran out; the caller keeps `k` then).
-int keyval_insert(keyval* k) noexcept;
+// A new keyval handle for a copy of `proto` (MPI_Comm_create_keyval,
+// MPI_Type_create_keyval), or 0 when memory ran out or the table is full.
+int keyval_create(const keyval& proto) noexcept;
 // The keyval of a handle, or nullptr (freed, garbage, predefined).
 keyval* keyval_lookup(int handle) noexcept;
 // Drops one reference; the keyval goes away with the last one.
