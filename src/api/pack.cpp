@@ -27,6 +27,13 @@ namespace {
     return MPI_SUCCESS;
 }
 
+// Remembers datatype (t, committed) in detail::g_quick if the fast path of
+// MPI_Pack/MPI_Unpack can move it, for the next call.
+void remember_quick(MPI_Datatype datatype, const dame::type& t) noexcept {
+    if (dame::quick_type(t) && dame::quick_bytes(t.size()))
+        api::detail::g_quick = {reinterpret_cast<uintptr_t>(datatype), t.size(), t.true_lb()};
+}
+
 template <class N>
 int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype datatype,
               void* outbuf, int64_t outsize, N* position, MPI_Comm comm) {
@@ -34,6 +41,7 @@ int pack_impl(const char* fn, const void* inbuf, int64_t incount, MPI_Datatype d
     const dame::type* t = nullptr;
     int64_t bytes = 0;
     DT_TRY(check(fn, incount, datatype, comm, &t, &bytes));
+    remember_quick(datatype, *t);
     const int64_t pos = position ? *position : 0;
     if (const int code = api::dt::check_span(fn, true, "packed ", !position, pos, outsize, bytes, outbuf))
         return api::raise(comm, code);
@@ -49,6 +57,7 @@ int unpack_impl(const char* fn, const void* inbuf, int64_t insize, N* position, 
     const dame::type* t = nullptr;
     int64_t bytes = 0;
     DT_TRY(check(fn, outcount, datatype, comm, &t, &bytes));
+    remember_quick(datatype, *t);
     const int64_t pos = position ? *position : 0;
     if (const int code = api::dt::check_span(fn, false, "", !position, pos, insize, bytes, inbuf))
         return api::raise(comm, code);
@@ -105,18 +114,9 @@ template <class C, class N>
     return true;
 }
 
-// Remembers datatype in detail::g_quick if the fast path can move it.
-void remember_quick(MPI_Datatype datatype) noexcept {
-    if (!api::is_initialized()) return;
-    const dame::type* t = api::lookup_type(datatype);
-    if (t && dame::quick_type(*t) && dame::quick_bytes(t->size()))
-        api::detail::g_quick = {reinterpret_cast<uintptr_t>(datatype), t->size(), t->true_lb()};
-}
-
 template <class C, class N>
 [[gnu::noinline]] int pack_checked(const void* inbuf, C incount, MPI_Datatype datatype, void* outbuf,
                                    C outsize, N* position, MPI_Comm comm) {
-    remember_quick(datatype);
     return pack_impl(sizeof(C) == sizeof(int) ? "MPI_Pack" : "MPI_Pack_c", inbuf, incount, datatype,
                      outbuf, outsize, position, comm);
 }
@@ -124,7 +124,6 @@ template <class C, class N>
 template <class C, class N>
 [[gnu::noinline]] int unpack_checked(const void* inbuf, C insize, N* position, void* outbuf,
                                      C outcount, MPI_Datatype datatype, MPI_Comm comm) {
-    remember_quick(datatype);
     return unpack_impl(sizeof(C) == sizeof(int) ? "MPI_Unpack" : "MPI_Unpack_c", inbuf, insize,
                        position, outbuf, outcount, datatype, comm);
 }
