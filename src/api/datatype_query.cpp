@@ -159,16 +159,26 @@ int MPI_Type_size(MPI_Datatype datatype, int* size) { return size_impl(__func__,
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
     return size_impl(__func__, datatype, size);
 }
+// The MPI-3.0 _x forms take MPI_Count as the _c forms do.
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+    return size_impl(__func__, datatype, size);
+}
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
     return extent_impl(__func__, datatype, lb, extent, false);
 }
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
     return extent_impl(__func__, datatype, lb, extent, false);
 }
+int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    return extent_impl(__func__, datatype, lb, extent, false);
+}
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
     return extent_impl(__func__, datatype, lb, extent, true);
 }
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    return extent_impl(__func__, datatype, lb, extent, true);
+}
+int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
     return extent_impl(__func__, datatype, lb, extent, true);
 }
 
@@ -191,10 +201,16 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
     return elements_impl(__func__, status, datatype, count);
 }
+int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+    return elements_impl(__func__, status, datatype, count);
+}
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
     return set_elements_impl(__func__, status, datatype, count);
 }
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+    return set_elements_impl(__func__, status, datatype, count);
+}
+int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
     return set_elements_impl(__func__, status, datatype, count);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Datatype API on one process: predefined sizes and extents, constructors,
- * envelope/contents, pack/unpack round trips, Get_elements, free while in use. */
+ * envelope/contents, pack/unpack round trips, Get_elements, free while in use,
+ * the MPI-3.0 _x query forms. */
 #include <stddef.h>
 #include <string.h>
 
@@ -196,6 +197,75 @@ static void contiguous_offsets(void) {
     OK(MPI_Type_free(&t));
 }
 
+/* The MPI-3.0 _x forms: the same numbers as the int/MPI_Aint and _c forms,
+ * counts beyond INT_MAX, and their errors named after themselves. */
+static void x_forms(void) {
+    MPI_Datatype r, big;
+    OK(MPI_Type_create_resized(MPI_INT, -8, 24, &r));
+    MPI_Count sx = -1, lbx = 0, extx = 0, tlbx = 0, textx = 0, sc = -2, lbc = 1, extc = 1;
+    MPI_Aint lb = 0, ext = 0, tlb = 0, text = 0;
+    OK(MPI_Type_size_x(r, &sx));
+    OK(MPI_Type_size_c(r, &sc));
+    OK(MPI_Type_get_extent_x(r, &lbx, &extx));
+    OK(MPI_Type_get_extent_c(r, &lbc, &extc));
+    OK(MPI_Type_get_extent(r, &lb, &ext));
+    OK(MPI_Type_get_true_extent_x(r, &tlbx, &textx));
+    OK(MPI_Type_get_true_extent(r, &tlb, &text));
+    EXPECT(sx == 4 && sc == 4, "resized int: size_x %lld size_c %lld, want 4", (long long)sx, (long long)sc);
+    EXPECT(lbx == -8 && extx == 24 && lbc == lbx && extc == extx && lb == lbx && ext == extx,
+           "resized int: extent_x lb %lld extent %lld, want -8 24", (long long)lbx, (long long)extx);
+    EXPECT(tlbx == 0 && textx == 4 && tlb == 0 && text == 4, "resized int: true extent_x %lld %lld, want 0 4",
+           (long long)tlbx, (long long)textx);
+    OK(MPI_Type_contiguous_c((MPI_Count)5 << 30, MPI_BYTE, &big));
+    OK(MPI_Type_size_x(big, &sx));
+    OK(MPI_Type_get_extent_x(big, &lbx, &extx));
+    OK(MPI_Type_get_true_extent_x(big, &tlbx, &textx));
+    EXPECT(sx == ((MPI_Count)5 << 30) && lbx == 0 && extx == sx && tlbx == 0 && textx == sx,
+           "5 GiB type: size_x %lld extent_x %lld true_extent_x %lld", (long long)sx, (long long)extx,
+           (long long)textx);
+    /* An element count beyond INT_MAX: the int form says MPI_UNDEFINED. */
+    MPI_Status st;
+    memset(&st, 0, sizeof st);
+    MPI_Count n = 0;
+    int ni = 0;
+    OK(MPI_Status_set_elements_x(&st, MPI_BYTE, (MPI_Count)5 << 30));
+    OK(MPI_Get_elements_x(&st, MPI_BYTE, &n));
+    OK(MPI_Get_elements(&st, MPI_BYTE, &ni));
+    EXPECT(n == ((MPI_Count)5 << 30) && ni == MPI_UNDEFINED, "5 Gi elements: Get_elements_x %lld, int form %d",
+           (long long)n, ni);
+    OK(MPI_Get_elements_x(&st, big, &n));
+    EXPECT(n == ((MPI_Count)5 << 30), "5 GiB of the 5 GiB type: Get_elements_x %lld", (long long)n);
+    /* 3 basic elements of MPI_DOUBLE_INT: one whole pair and a double. */
+    OK(MPI_Status_set_elements_x(&st, MPI_DOUBLE_INT, 3));
+    OK(MPI_Get_elements_x(&st, MPI_DOUBLE_INT, &n));
+    MPI_Count cnt = 0;
+    OK(MPI_Get_count_c(&st, MPI_DOUBLE_INT, &cnt));
+    EXPECT(n == 3 && cnt == MPI_UNDEFINED, "3 elements of MPI_DOUBLE_INT: %lld elements, count %lld", (long long)n,
+           (long long)cnt);
+    /* Errors, under MPI_ERRORS_RETURN, naming the _x function. */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rc = MPI_Status_set_elements_x(&st, MPI_INT, -1), len = 0;
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    MPI_Error_string(rc, msg, &len);
+    EXPECT(dt_class(rc) == MPI_ERR_COUNT, "Status_set_elements_x count -1: class %d", dt_class(rc));
+    EXPECT(strstr(msg, "MPI_Status_set_elements_x") != NULL, "message names the function: %s", msg);
+    rc = MPI_Type_size_x(r, NULL);
+    MPI_Error_string(rc, msg, &len);
+    EXPECT(dt_class(rc) == MPI_ERR_ARG, "Type_size_x NULL size: class %d", dt_class(rc));
+    EXPECT(strstr(msg, "MPI_Type_size_x") != NULL, "message names the function: %s", msg);
+    EXPECT_CLASS(MPI_Type_get_extent_x(MPI_DATATYPE_NULL, &lbx, &extx), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Type_get_true_extent_x(r, &tlbx, NULL), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Get_elements_x(NULL, MPI_INT, &n), MPI_ERR_ARG);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    /* and MPI is still usable */
+    OK(MPI_Type_size_x(MPI_DOUBLE, &sx));
+    EXPECT(sx == 8, "MPI_DOUBLE size_x %lld after the errors", (long long)sx);
+    OK(MPI_Type_free(&big));
+    OK(MPI_Type_free(&r));
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     predefined();
@@ -203,5 +273,6 @@ int main(int argc, char** argv) {
     vector_roundtrip();
     struct_roundtrip();
     subarray_large();
+    x_forms();
     return dt_finish("dt_basic");
 }
