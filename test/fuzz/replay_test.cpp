@@ -28,3 +28,4 @@ int replay(const char* dir, int (*target)(const uint8_t*, size_t)) {
 
 TEST(DameFuzzCorpus, Types) { EXPECT_GT(replay("types", dame_fuzz::types), 10); }
 TEST(DameFuzzCorpus, Unpack) { EXPECT_GT(replay("unpack", dame_fuzz::unpack), 5); }
+TEST(DameFuzzCorpus, External32) { EXPECT_GT(replay("external32", dame_fuzz::external32), 5); }

@@ -2,13 +2,16 @@
 #include "targets.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "../unit/dame/oracle.hpp"
 #include "dame/dame.hpp"
+#include "dame/external32.hpp"
 #include "dame/parse.hpp"
 
 using namespace ch4lite;
@@ -98,6 +101,56 @@ int unpack(const uint8_t* data, size_t size) {
         std::vector<char> back(static_cast<size_t>(moved));
         pack_range(t, buf, count, offset, moved, back.data());
         if (std::memcmp(back.data(), in, static_cast<size_t>(moved)) != 0) bug("pack(unpack(stream)) != stream");
+    }
+    return 0;
+}
+
+int external32(const uint8_t* data, size_t size) {
+    const auto* nl = static_cast<const uint8_t*>(std::memchr(data, '\n', size));
+    if (!nl) return 0;
+    const std::string_view text(reinterpret_cast<const char*>(data), static_cast<size_t>(nl - data));
+    owned o;
+    if (parse_type(text, &o.t) != status::ok) return 0;
+    if (o.t->commit() != status::ok) return 0;
+    const type& t = *o.t;
+    if (!small(t) || t.size() == 0) return 0;
+    int64_t esize = 0;
+    if (ext32_size(t, &esize) != status::ok || esize <= 0 || esize > t.size())
+        bug("external32 size of a small type");
+    const uint8_t* in = nl + 1;
+    const auto n = static_cast<int64_t>(size - static_cast<size_t>(in - data));
+    const int64_t count = std::min<int64_t>(3, n / esize);
+    if (count == 0) return 0;
+    const std::vector<dame_test::elem> map = dame_test::typemap(t, count);
+    int64_t lo = 0, hi = 1;
+    for (const auto& e : map) lo = std::min(lo, e.disp), hi = std::max(hi, e.disp + e.len);
+    std::vector<char> mem(static_cast<size_t>(hi - lo) + 16);
+    std::vector<bool> mapped(mem.size());
+    for (const auto& e : map)
+        for (int64_t b = 0; b < e.len; ++b) mapped[static_cast<size_t>(e.disp + b + (8 - lo))] = true;
+    char* buf = mem.data() + (8 - lo);
+    // Packing arbitrary memory: a long beyond 32 bits stops it, at an
+    // element of the type map.
+    for (size_t i = 0; i < mem.size(); ++i) mem[i] = static_cast<char>(i * 131 + in[i % static_cast<size_t>(n)]);
+    std::vector<char> out(static_cast<size_t>(count * esize));
+    ext32_fault fault;
+    const status ps = ext32_pack(t, buf, count, out.data(), &fault);
+    if (ps != status::ok &&
+        (ps != status::range || fault.element < 0 || fault.element >= count * t.elements() || !fault.type_name))
+        bug("external32 pack of arbitrary memory");
+    // Unpacking the stream changes the type map's bytes and nothing else.
+    std::fill(mem.begin(), mem.end(), static_cast<char>(0x55));
+    ext32_unpack(t, buf, count, reinterpret_cast<const char*>(in));
+    for (size_t i = 0; i < mem.size(); ++i)
+        if (!mapped[i] && mem[i] != static_cast<char>(0x55)) bug("external32 unpack wrote outside the type map");
+    // Back again: the same stream, unless binary128 was rounded.
+    std::string lower(text);
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool rounds = lower.find("long_double") != std::string::npos;
+    if (!rounds && !dame_test::overlapping(map)) {
+        std::fill(out.begin(), out.end(), 0);
+        if (ext32_pack(t, buf, count, out.data(), &fault) != status::ok) bug("external32 pack of unpacked values");
+        if (std::memcmp(out.data(), in, out.size()) != 0) bug("pack_external(unpack_external(stream)) != stream");
     }
     return 0;
 }
