@@ -9,7 +9,9 @@
 # a goal applies), and, if `summary` is set, the merged numbers as TSV:
 #   VALUE  <table> <row> <config> <metric> <median> <runs> <min> <max> [disturbed]
 #   RATIO  <table> <row> <ratio> <value> <mark: ok|fail|->
-#   GOAL   <table> <ratio> <op> <value> <rows> <passed> <checked>
+#   GOAL   <table> <ratio> <op> <value> <rows> <passed> <checked> <near>
+# where <near> counts the missed rows that the goal's ratio would meet with
+# the rounds most in their favour (the miss is within the run's spread).
 
 BEGIN {
     # Known configurations first, in this order; others (references) after.
@@ -105,6 +107,43 @@ function evalx(t, r, e,    f, inner, n, parts, i, v, best) {
         return best
     }
     return term(t, r, e)
+}
+
+# The same with each configuration's lowest ("lo") or highest ("hi") round
+# instead of its median.
+function term_b(t, r, e, side,    c, m, p, k) {
+    if (e ~ /^[0-9]+(\.[0-9]+)?$/) return e + 0
+    p = index(e, ".")
+    if (p == 0) return ""
+    c = substr(e, 1, p - 1); m = substr(e, p + 1)
+    k = t SUBSEP r SUBSEP c SUBSEP m
+    if (!(k in med)) return ""
+    return side == "hi" ? vmax[k] : vmin[k]
+}
+function evalx_b(t, r, e, side,    f, inner, n, parts, i, v, best) {
+    if (e ~ /^(min|max)\(.*\)$/) {
+        f = substr(e, 1, 3); inner = substr(e, 5, length(e) - 5)
+        n = split(inner, parts, ",")
+        best = ""
+        for (i = 1; i <= n; i++) {
+            gsub(/^ +| +$/, "", parts[i])
+            v = term_b(t, r, parts[i], side)
+            if (v == "") continue
+            if (best == "" || (f == "min" && v < best) || (f == "max" && v > best)) best = v
+        }
+        return best
+    }
+    return term_b(t, r, e, side)
+}
+# Would a row that misses a goal meet it with the rounds most in its
+# favour (numerator's best round over denominator's worst, or the reverse
+# for "<=")? Then the miss lies within the round-to-round spread of the run.
+function within_spread(t, r, rname, op, goal,    num, den, q) {
+    if (op == ">=") { num = evalx_b(t, r, rnum[t, rname], "hi"); den = evalx_b(t, r, rden[t, rname], "lo") }
+    else { num = evalx_b(t, r, rnum[t, rname], "lo"); den = evalx_b(t, r, rden[t, rname], "hi") }
+    if (num == "" || den == "" || den == 0) return 0
+    q = num / den
+    return op == ">=" ? q >= goal : q <= goal
 }
 
 function isnum(s) { return s ~ /^-?[0-9]+(\.[0-9]+)?$/ }
@@ -238,13 +277,14 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
     totrows = has_geo ? nr + 1 : nr
     # goals: mark cells, count
     for (j = 1; j <= ngoals[t]; j++) {
-        pass[j] = 0; chk[j] = 0
+        pass[j] = 0; chk[j] = 0; near[j] = 0
         for (c = nvalcols + 1; c <= ncols; c++) if (cname[c] == gratio[t, j]) break
         if (c > ncols) continue
         for (i = 1; i <= totrows; i++) {
             if (!in_spec(grows[t, j], rlist[i]) || rv[i, c] == "") continue
             ok = gop[t, j] == ">=" ? rv[i, c] >= gval[t, j] : rv[i, c] <= gval[t, j]
             chk[j]++; if (ok) pass[j]++
+            else if (rlist[i] != "geomean" && within_spread(t, rlist[i], cname[c], gop[t, j], gval[t, j])) near[j]++
             mark[i, c] = (i, c) in mark && mark[i, c] == CROSS ? CROSS : (ok ? CHECK : CROSS)
         }
     }
@@ -312,13 +352,15 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
         if (chk[j] == 0)
             status = "no data yet"
         else
-            status = pass[j] "/" chk[j] " rows " (pass[j] == chk[j] ? CHECK : CROSS)
+            status = pass[j] "/" chk[j] " rows " (pass[j] == chk[j] ? CHECK : CROSS) \
+                (near[j] ? " (" (near[j] == chk[j] - pass[j] ? "every miss" : near[j] " of the " chk[j] - pass[j] " misses") \
+                 " within the rounds' spread)" : "")
         print "   goal " gratio[t, j] " " gop[t, j] " " gval[t, j] " (" spec "): " status
         goals_total++; if (chk[j] && pass[j] == chk[j]) goals_met++
         if (chk[j] && pass[j] < chk[j]) goals_failed++
         if (summary != "")
             print "GOAL\t" t "\t" gratio[t, j] "\t" gop[t, j] "\t" gval[t, j] "\t" grows[t, j] "\t" \
-                pass[j] "\t" chk[j] > summary
+                pass[j] "\t" chk[j] "\t" near[j] > summary
     }
     print ""
     for (k in mark) delete mark[k]
