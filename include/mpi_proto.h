@@ -389,6 +389,9 @@ int MPI_Type_commit(MPI_Datatype *datatype);
 int MPI_Type_free(MPI_Datatype *datatype);
 int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name);
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
                              MPI_Datatype *pair_type);
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,

@@ -5,6 +5,7 @@
 
 #include <climits>
 
+#include "api/datatype_f90.hpp"
 #include "api/datatype_util.hpp"
 
 using namespace ch4lite;
@@ -28,6 +29,9 @@ int combiner_of(const dame::type& t) {
         case dame::combiner::subarray: return MPI_COMBINER_SUBARRAY;
         case dame::combiner::darray: return MPI_COMBINER_DARRAY;
         case dame::combiner::resized: return MPI_COMBINER_RESIZED;
+        case dame::combiner::f90_real: return MPI_COMBINER_F90_REAL;
+        case dame::combiner::f90_complex: return MPI_COMBINER_F90_COMPLEX;
+        case dame::combiner::f90_integer: return MPI_COMBINER_F90_INTEGER;
     }
     return MPI_COMBINER_NAMED;
 }
@@ -59,6 +63,10 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_i, int64_t 
         dame::type* k = ut[i];
         if (k->is_predefined()) {
             types[i] = reinterpret_cast<MPI_Datatype>(k->predefined_handle());
+            continue;
+        }
+        if (k->f90()) {  // predefined for MPI: its one handle
+            types[i] = api::dt::f90_handle(k);
             continue;
         }
         // MPI: returned derived types are new handles the caller frees.

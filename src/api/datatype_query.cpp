@@ -88,6 +88,8 @@ int MPI_Type_free(MPI_Datatype* datatype) {
     DT_TRY(resolve(fn, "datatype", *datatype, &t));
     if (t->is_predefined())
         DT_FAIL(MPI_ERR_TYPE, "cannot free predefined datatype %s", t->predef()->name);
+    if (t->f90())
+        DT_FAIL(MPI_ERR_TYPE, "cannot free a datatype MPI_Type_create_f90_* returned: MPI counts it as predefined");
     // The attributes' delete callbacks first; one that fails keeps the type.
     if (const int rc = api::type_attrs_delete_all(*datatype); rc != MPI_SUCCESS) return api::raise_self(rc);
     api::erase_type_handle(*datatype);

@@ -269,4 +269,23 @@ status make_dup(type* old, type** out) noexcept try {
     return status::no_mem;
 }
 
+status make_f90(combiner c, type* named, type** out) noexcept try {
+    if (!named || !named->is_predefined() ||
+        (c != combiner::f90_real && c != combiner::f90_complex && c != combiner::f90_integer))
+        return status::invalid;
+    DAME_NEW(t, c, shape::resized);
+    b.adopt(named);
+    b.block(named, 0, 1);
+    b.any = true;
+    b.lb = named->lb(), b.ub = named->ub(), b.tlb = named->true_lb(), b.tub = named->true_ub();
+    status s = b.finish(out);
+    if (s == status::ok) {  // predefined types need no commit
+        s = (*out)->commit();
+        if (s != status::ok) (*out)->release(), *out = nullptr;
+    }
+    return s;
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
+}
+
 }  // namespace ch4lite::dame

@@ -20,7 +20,7 @@ class program;
 // How a type was built, as MPI_Type_get_envelope reports it.
 enum class combiner : uint8_t {
     named, dup, contiguous, vector, hvector, indexed, hindexed, indexed_block,
-    hindexed_block, struct_, subarray, darray, resized
+    hindexed_block, struct_, subarray, darray, resized, f90_real, f90_complex, f90_integer
 };
 
 // How MPI_Type_create_darray distributes one dimension.
@@ -78,6 +78,9 @@ class type {
 
     // ---- construction record ----
     combiner comb() const noexcept { return comb_; }
+    // Made by MPI_Type_create_f90_*: MPI counts it as predefined (it cannot
+    // be freed), though it is a DAME wrapper of the named type of its kind.
+    bool f90() const noexcept { return comb_ >= combiner::f90_real && comb_ <= combiner::f90_integer; }
     shape shp() const noexcept { return shape_; }
     const std::vector<type*>& kids() const noexcept { return kids_; }
     const std::vector<type*>& user_types() const noexcept { return user_types_; }
@@ -119,6 +122,7 @@ class type {
                               const int64_t*, bool, type*, type**) noexcept;
     friend status make_resized(type*, int64_t, int64_t, type**) noexcept;
     friend status make_dup(type*, type**) noexcept;
+    friend status make_f90(combiner, type*, type**) noexcept;
     int64_t size_ = 0, lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
     int64_t elements_ = 0;
     std::unique_ptr<const program> prog_;
@@ -173,6 +177,10 @@ status make_darray(int64_t size, int64_t rank, int ndims, const int64_t* gsizes,
                    bool order_c, type* old, type** out) noexcept;
 status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept;
 status make_dup(type* old, type** out) noexcept;
+// The type MPI_Type_create_f90_* returns: `named` (a predefined type)
+// under combiner c (one of the f90 ones), committed. status::invalid for
+// anything else.
+status make_f90(combiner c, type* named, type** out) noexcept;
 
 // Basic elements contained in the first `bytes` packed bytes of `count`
 // instances (MPI_Get_elements); -1 when the type has size 0 but bytes > 0.
