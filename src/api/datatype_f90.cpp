@@ -98,6 +98,15 @@ MPI_Datatype f90_handle(const dame::type* t) noexcept {
     return MPI_DATATYPE_NULL;
 }
 
+void f90_release_all() noexcept {
+    for (const made& m : g_made) {
+        dame::type* t = lookup_type_mut(m.handle);
+        erase_type_handle(m.handle);
+        if (t) t->release();
+    }
+    g_made.clear();
+}
+
 }  // namespace ch4lite::api::dt
 
 extern "C" {

@@ -10,4 +10,6 @@ namespace ch4lite::api::dt {
 // MPI_Type_get_contents returns it for such a type instead of a new handle:
 // MPI counts it as predefined, so the caller does not free it.
 MPI_Datatype f90_handle(const dame::type* t) noexcept;
+// At MPI_Finalize: drops the library's reference to each of them.
+void f90_release_all() noexcept;
 }  // namespace ch4lite::api::dt

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "api/datatype_f90.hpp"
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "device/comm.hpp"
@@ -80,6 +81,7 @@ int MPI_Is_thread_main(int* flag) {
 
 int MPI_Finalize(void) {
     CH4_REQUIRE_INIT();
+    api::dt::f90_release_all();
     const status s = dev::finalize();
     if (s != status::ok) {
         // The runtime is already down: report on stderr and return the class.
