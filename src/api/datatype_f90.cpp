@@ -41,8 +41,9 @@ struct made {
     int p, r;
     MPI_Datatype handle;
 };
-// Never shrinks: MPI_Type_free refuses these handles. ch4lite provides at
-// most MPI_THREAD_SERIALIZED, so one plain vector.
+// Kept until MPI_Finalize (f90_release_all): MPI_Type_free refuses these
+// handles. ch4lite provides at most MPI_THREAD_SERIALIZED, so one plain
+// vector.
 std::vector<made> g_made;
 
 // The handle for (comb, p, r), made from `named` on first use.

@@ -251,16 +251,17 @@ status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept 
     return status::no_mem;
 }
 
-status make_dup(type* old, type** out) noexcept try {
-    if (!old) return status::invalid;
-    DAME_NEW(t, combiner::dup, shape::resized);
+namespace {
+// old under combiner c with old's bounds (a dup, or an f90 type), committed
+// when `commit` says so.
+status wrap(combiner c, type* old, bool commit, type** out) noexcept try {
+    DAME_NEW(t, c, shape::resized);
     b.adopt(old);
     b.block(old, 0, 1);
     b.any = true;
     b.lb = old->lb(), b.ub = old->ub(), b.tlb = old->true_lb(), b.tub = old->true_ub();
-    t->sticky_ = old->explicit_bounds();
     status s = b.finish(out);
-    if (s == status::ok && old->committed()) {  // dup keeps "committed"
+    if (s == status::ok && commit) {
         s = (*out)->commit();
         if (s != status::ok) (*out)->release(), *out = nullptr;
     }
@@ -268,24 +269,18 @@ status make_dup(type* old, type** out) noexcept try {
 } catch (const std::bad_alloc&) {
     return status::no_mem;
 }
+}  // namespace
 
-status make_f90(combiner c, type* named, type** out) noexcept try {
+status make_dup(type* old, type** out) noexcept {
+    if (!old) return status::invalid;
+    return wrap(combiner::dup, old, old->committed(), out);  // dup keeps "committed"
+}
+
+status make_f90(combiner c, type* named, type** out) noexcept {
     if (!named || !named->is_predefined() ||
         (c != combiner::f90_real && c != combiner::f90_complex && c != combiner::f90_integer))
         return status::invalid;
-    DAME_NEW(t, c, shape::resized);
-    b.adopt(named);
-    b.block(named, 0, 1);
-    b.any = true;
-    b.lb = named->lb(), b.ub = named->ub(), b.tlb = named->true_lb(), b.tub = named->true_ub();
-    status s = b.finish(out);
-    if (s == status::ok) {  // predefined types need no commit
-        s = (*out)->commit();
-        if (s != status::ok) (*out)->release(), *out = nullptr;
-    }
-    return s;
-} catch (const std::bad_alloc&) {
-    return status::no_mem;
+    return wrap(c, named, true, out);  // predefined types need no commit
 }
 
 }  // namespace ch4lite::dame
