@@ -84,63 +84,39 @@ function median(k,    n, i, j, x, a) {
 
 # Value of "<config>.<metric>", a constant, "min(a,b,...)" or "max(a,b,...)" at a row;
 # "" when missing. min/max use the operands that exist (a missing peer is
-# skipped, not fatal).
-function term(t, r, e,    c, m, p, k) {
+# skipped, not fatal). Each configuration's median, or with side "lo" / "hi"
+# its lowest / highest round.
+function term(t, r, e, side,    c, m, p, k) {
     if (e ~ /^[0-9]+(\.[0-9]+)?$/) return e + 0   # a constant, e.g. "1"
     p = index(e, ".")
     if (p == 0) return ""
     c = substr(e, 1, p - 1); m = substr(e, p + 1)
     k = t SUBSEP r SUBSEP c SUBSEP m
-    return (k in med) ? med[k] : ""
+    if (!(k in med)) return ""
+    return side == "hi" ? vmax[k] : side == "lo" ? vmin[k] : med[k]
 }
-function evalx(t, r, e,    f, inner, n, parts, i, v, best) {
+function evalx(t, r, e, side,    f, inner, n, parts, i, v, best) {
     if (e ~ /^(min|max)\(.*\)$/) {
         f = substr(e, 1, 3); inner = substr(e, 5, length(e) - 5)
         n = split(inner, parts, ",")
         best = ""
         for (i = 1; i <= n; i++) {
             gsub(/^ +| +$/, "", parts[i])
-            v = term(t, r, parts[i])
+            v = term(t, r, parts[i], side)
             if (v == "") continue
             if (best == "" || (f == "min" && v < best) || (f == "max" && v > best)) best = v
         }
         return best
     }
-    return term(t, r, e)
+    return term(t, r, e, side)
 }
 
-# The same with each configuration's lowest ("lo") or highest ("hi") round
-# instead of its median.
-function term_b(t, r, e, side,    c, m, p, k) {
-    if (e ~ /^[0-9]+(\.[0-9]+)?$/) return e + 0
-    p = index(e, ".")
-    if (p == 0) return ""
-    c = substr(e, 1, p - 1); m = substr(e, p + 1)
-    k = t SUBSEP r SUBSEP c SUBSEP m
-    if (!(k in med)) return ""
-    return side == "hi" ? vmax[k] : vmin[k]
-}
-function evalx_b(t, r, e, side,    f, inner, n, parts, i, v, best) {
-    if (e ~ /^(min|max)\(.*\)$/) {
-        f = substr(e, 1, 3); inner = substr(e, 5, length(e) - 5)
-        n = split(inner, parts, ",")
-        best = ""
-        for (i = 1; i <= n; i++) {
-            gsub(/^ +| +$/, "", parts[i])
-            v = term_b(t, r, parts[i], side)
-            if (v == "") continue
-            if (best == "" || (f == "min" && v < best) || (f == "max" && v > best)) best = v
-        }
-        return best
-    }
-    return term_b(t, r, e, side)
-}
 # Would a row that misses a goal meet it with the rounds most in its
 # favour (numerator's best round over denominator's worst, or the reverse
 # for "<=")? Then the miss lies within the round-to-round spread of the run.
 function within_spread(t, r, rname, op, goal,    num, den, q) {
-    if (op == ">=") { num = evalx_b(t, r, rnum[t, rname], "hi"); den = evalx_b(t, r, rden[t, rname], "lo") }
-    else { num = evalx_b(t, r, rnum[t, rname], "lo"); den = evalx_b(t, r, rden[t, rname], "hi") }
+    if (op == ">=") { num = evalx(t, r, rnum[t, rname], "hi"); den = evalx(t, r, rden[t, rname], "lo") }
+    else { num = evalx(t, r, rnum[t, rname], "lo"); den = evalx(t, r, rden[t, rname], "hi") }
     if (num == "" || den == "" || den == 0) return 0
     q = num / den
     return op == ">=" ? q >= goal : q <= goal
