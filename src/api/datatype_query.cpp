@@ -59,7 +59,11 @@ int set_elements_impl(const char* fn, MPI_Status* status, MPI_Datatype datatype,
     DT_TRY(check_ptr(fn, "status", status));
     DT_TRY(resolve(fn, "datatype", datatype, &t));
     if (count < 0) DT_FAIL(MPI_ERR_COUNT, "invalid count %lld: must be >= 0", static_cast<long long>(count));
-    api::set_status_bytes(status, dame::bytes_for_elements(*t, count));
+    const int64_t bytes = dame::bytes_for_elements(*t, count);
+    if (bytes < 0)
+        DT_FAIL(MPI_ERR_COUNT, "invalid count %lld: that many elements of the datatype span more than 2^63 - 1 bytes",
+                static_cast<long long>(count));
+    api::set_status_bytes(status, bytes);
     return MPI_SUCCESS;
 }
 

@@ -116,7 +116,11 @@ int64_t bytes_of(const type& t, int64_t n) {
 
 int64_t bytes_for_elements(const type& t, int64_t n) noexcept {
     if (n <= 0 || t.elements() == 0) return 0;
-    return (n / t.elements()) * t.size() + bytes_of(t, n % t.elements());
+    int64_t whole = 0, all = 0;
+    if (__builtin_mul_overflow(n / t.elements(), t.size(), &whole) ||
+        __builtin_add_overflow(whole, bytes_of(t, n % t.elements()), &all))
+        return -1;
+    return all;
 }
 
 }  // namespace ch4lite::dame

@@ -185,7 +185,8 @@ status make_f90(combiner c, type* named, type** out) noexcept;
 // Basic elements contained in the first `bytes` packed bytes of `count`
 // instances (MPI_Get_elements); -1 when the type has size 0 but bytes > 0.
 int64_t elements_in(const type& t, int64_t bytes) noexcept;
-// Inverse (MPI_Status_set_elements): packed bytes of the first n basic elements.
+// Inverse (MPI_Status_set_elements): packed bytes of the first n basic
+// elements; -1 when that is more than INT64_MAX.
 int64_t bytes_for_elements(const type& t, int64_t n) noexcept;
 
 }  // namespace ch4lite::dame
