@@ -49,7 +49,10 @@ bool rule_vec(ir_ptr& n) {
         become(n, make_leaf(v.count * c.len), v.disp);
         return true;
     }
-    if (c.k == ir_kind::vec && c.count * c.stride == v.stride) {
+    // count * stride is one stride past the child's last block: it may
+    // overflow where the type's own bounds do not (a huge stride).
+    int64_t span = 0;
+    if (c.k == ir_kind::vec && !__builtin_mul_overflow(c.count, c.stride, &span) && span == v.stride) {
         become(n, make_vec(v.count * c.count, c.stride, std::move(c.kids[0])), v.disp);
         return true;
     }
@@ -139,7 +142,9 @@ bool rule_idx(ir_ptr& n) {
     size_t w = 0;
     for (size_t i = 0; i < x.disps.size(); ++i) {
         if (x.blens[i] == 0) continue;
-        if (w > 0 && x.disps[w - 1] + x.blens[w - 1] * x.stride == x.disps[i]) {
+        int64_t len = 0, end = 0;  // one stride past block w - 1: may overflow (see rule_vec)
+        if (w > 0 && !__builtin_mul_overflow(x.blens[w - 1], x.stride, &len) &&
+            !__builtin_add_overflow(x.disps[w - 1], len, &end) && end == x.disps[i]) {
             x.blens[w - 1] += x.blens[i];
             continue;
         }

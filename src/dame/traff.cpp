@@ -243,6 +243,24 @@ bool optimize_chain(ir_ptr& n) {
     }
     bool all_vec = true;
     for (const piece& x : expanded) all_vec = all_vec && x.is_vec;
+    // The DP multiplies counts by strides and adds displacements up to the
+    // sum of every piece's count * |stride| (or largest |disp|), which
+    // can exceed int64 with huge strides even where the type's own bounds
+    // do not (count * stride is one stride past the last block). Such
+    // paths keep their shape; the rule depends only on the path.
+    if (!all_vec) {
+        __int128 reach = 0;
+        for (const piece& x : expanded) {
+            if (x.is_vec) {
+                reach += static_cast<__int128>(x.count) * (x.stride < 0 ? -static_cast<__int128>(x.stride) : x.stride);
+            } else {
+                __int128 far = 0;
+                for (int64_t d : x.disps) far = std::max<__int128>(far, d < 0 ? -static_cast<__int128>(d) : d);
+                reach += far;
+            }
+            if (reach > std::numeric_limits<int64_t>::max()) return changed;
+        }
+    }
     path best = all_vec ? expanded : optimal_path(expanded);
     if (best == old) return changed;
     ir_ptr kid = std::move(bottom);
