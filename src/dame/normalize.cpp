@@ -161,7 +161,9 @@ bool rule_idx(ir_ptr& n) {
     if (hoist_first(x)) return true;
     bool uniform = true;
     for (int64_t b : x.blens) uniform = uniform && b == x.blens[0];
-    if (!uniform && x.kid()->is_leaf() && x.stride == 1) {
+    // Byte runs: a 1-byte leaf at stride 1 (a wider leaf at stride 1 is a
+    // resized type whose copies overlap, not bytes).
+    if (!uniform && x.kid()->is_leaf() && x.kid()->len == 1 && x.stride == 1) {
         // Byte runs whose lengths share a divisor g, when splitting them into
         // g-byte blocks adds at most a third more blocks, run faster as a
         // fixed-length block index (one kernel, 4-8 bytes per block).

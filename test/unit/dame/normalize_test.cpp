@@ -241,3 +241,25 @@ TEST(DameIrPool, LiveBlocksNeverOverlapAcrossThreads) {
     churn(c, 55);  // reuses them
     for (const live& l : c) ir_free(l.p, l.n);
 }
+
+TEST(DameNormalize, OverlappingCopiesAreNotByteRuns) {
+    // A resized int of extent 1: its copies overlap, so an index list of
+    // them at stride 1 is not a list of byte runs. The byte-run rule once
+    // took it for one and packed 1-byte blocks (size 5 of 16 bytes; found by
+    // dt_random_args). Pack must match the type map element by element.
+    const char* texts[] = {"indexed([1, 1, 2], [2, 1, 3], resized(1, 1, int))",
+                           "indexed([1, 1, 1, 2, 0], [2, 1, 6, 3, 2147483647], resized(1, 1, int))",
+                           "indexed([2, 1, 3], [0, 9, 4], resized(0, 2, double))"};
+    for (const char* text : texts) {
+        type_ref t = committed(text);
+        EXPECT_EQ(normal(text).find("leaf(1)"), std::string::npos) << text << ": " << normal(text);
+        const std::vector<elem> map = typemap(*t.get(), 1);
+        std::vector<char> mem(64);
+        for (size_t i = 0; i < mem.size(); ++i) mem[i] = static_cast<char>(i * 13 + 1);
+        const std::vector<char> want = oracle_pack(map, mem.data() + 8);
+        ASSERT_EQ(static_cast<int64_t>(want.size()), t.get()->size()) << text;
+        std::vector<char> got(want.size());
+        pack(*t.get(), mem.data() + 8, 1, got.data());
+        EXPECT_EQ(got, want) << text;
+    }
+}
