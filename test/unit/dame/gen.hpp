@@ -3,6 +3,7 @@
 // negative displacements, resized types. Sizes are kept small so that the
 // oracle (element by element) stays fast.
 #pragma once
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -28,6 +29,21 @@ struct type_ref {  // RAII owner of one reference
     type* get() const { return t; }
     type* operator->() const { return t; }
 };
+
+// Seed of a test's generator: its own number, moved by DAME_PROPERTY_SEED
+// (default 0) so that a developer can sweep other type trees:
+//   for s in $(seq 1 200); do DAME_PROPERTY_SEED=$s test-bin/unit_dame ...; done
+inline uint64_t seed(uint64_t own) {
+    const char* e = std::getenv("DAME_PROPERTY_SEED");
+    return own + (e ? std::strtoull(e, nullptr, 10) * 1000 : 0);
+}
+
+// How many samples a property test draws: its default, or DAME_PROPERTY_SAMPLES.
+inline int samples(int fallback) {
+    const char* e = std::getenv("DAME_PROPERTY_SAMPLES");
+    const int n = e ? std::atoi(e) : 0;
+    return n > 0 ? n : fallback;
+}
 
 class gen {
   public:

@@ -123,7 +123,7 @@ TEST(DameTraff, DynamicProgramMatchesTable2) {
 }
 
 TEST(DameTraff, OptimalPathPreservesSequencesOnRandomPaths) {
-    gen g(11);
+    gen g(seed(11));
     for (int k = 0; k < 500; ++k) {
         path p;
         const int d = static_cast<int>(g.range(1, 4));
@@ -163,7 +163,7 @@ TEST(DameNormalize, VectorAndIndexPathsAreCanonical) {
     // A random chain of hvector / hindexed_block levels over a block of bytes
     // and the list of every byte it touches (an hindexed_block of MPI_BYTE)
     // describe the same type map: they must give the same program.
-    gen g(21);
+    gen g(seed(21));
     type* byte = predefined_type(0x247);
     int checked = 0;
     for (int k = 0; k < 400; ++k) {

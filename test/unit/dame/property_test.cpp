@@ -34,7 +34,9 @@ bool draw(gen& g, sample& s) {
     s.map = typemap(*s.t.get(), s.count);
     s.lo = 0, s.hi = 1;
     for (const elem& e : s.map) s.lo = std::min(s.lo, e.disp), s.hi = std::max(s.hi, e.disp + e.len);
-    return true;
+    // A type's extent can be small while its true lb lies far away (an
+    // hindexed displacement): keep the buffer the map spans small too.
+    return s.hi - s.lo <= (1 << 22);
 }
 
 struct buffer {
@@ -46,12 +48,12 @@ struct buffer {
     char* buf() { return mem.data() + origin; }
 };
 
-constexpr int n_samples = 3000;
+const int n_samples = samples(3000);
 
 }  // namespace
 
 TEST(DameProperty, PackMatchesOracleAndBoundsAgree) {
-    gen g(1);
+    gen g(seed(1));
     int tested = 0;
     for (int k = 0; k < n_samples; ++k) {
         sample s;
@@ -78,7 +80,7 @@ TEST(DameProperty, PackMatchesOracleAndBoundsAgree) {
 }
 
 TEST(DameProperty, UnpackRestoresAndTouchesOnlyTheTypeMap) {
-    gen g(2);
+    gen g(seed(2));
     for (int k = 0; k < n_samples; ++k) {
         sample s;
         if (!draw(g, s) || overlapping(s.map)) continue;
@@ -94,7 +96,7 @@ TEST(DameProperty, UnpackRestoresAndTouchesOnlyTheTypeMap) {
 }
 
 TEST(DameProperty, ChunkedPackAndUnpackConcatenate) {
-    gen g(3);
+    gen g(seed(3));
     for (int k = 0; k < n_samples; ++k) {
         sample s;
         if (!draw(g, s) || overlapping(s.map)) continue;
@@ -121,7 +123,7 @@ TEST(DameProperty, ChunkedPackAndUnpackConcatenate) {
 }
 
 TEST(DameProperty, IovCoversTheOracleSegmentsInOrder) {
-    gen g(4);
+    gen g(seed(4));
     for (int k = 0; k < n_samples; ++k) {
         sample s;
         if (!draw(g, s)) continue;
@@ -166,7 +168,7 @@ TEST(DameProperty, IovCoversTheOracleSegmentsInOrder) {
 }
 
 TEST(DameProperty, NormalizationIsIdempotent) {
-    gen g(5);
+    gen g(seed(5));
     for (int k = 0; k < n_samples; ++k) {
         sample s;
         if (!draw(g, s)) continue;
@@ -179,7 +181,7 @@ TEST(DameProperty, NormalizationIsIdempotent) {
 }
 
 TEST(DameProperty, ElementsCountPartialStreams) {
-    gen g(6);
+    gen g(seed(6));
     for (int k = 0; k < n_samples; ++k) {
         sample s;
         if (!draw(g, s) || s.t->size() == 0) continue;
@@ -203,7 +205,7 @@ TEST(DameProperty, External32IsEachPieceBigEndianAndRoundTrips) {
     // MPI_2INT, MPI_REAL4): the stream must be the oracle's pieces in
     // type-map order, each reversed, and unpacking it must restore exactly
     // the type map's bytes.
-    gen g(8, {0x247, 0x209, 0x214, 0x210, 0x208, 0x229, 0x22c, 0x22b, 0x2d2});
+    gen g(seed(8), {0x247, 0x209, 0x214, 0x210, 0x208, 0x229, 0x22c, 0x22b, 0x2d2});
     int tested = 0;
     for (int k = 0; k < n_samples; ++k) {
         sample s;
