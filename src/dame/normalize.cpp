@@ -13,10 +13,14 @@
 //   idx->blk   idx with one block length b   -> blkidx(vec(b, stride, C))
 //   blk->vec   blkidx with arithmetic disps  -> vec
 //   blk->idx   blkidx(leaf) with touching blocks -> idx (then idx-merge)
+//   chain      a vec/blkidx chain over a leaf whose blocks touch as much
+//              -> blkidx(leaf) of its blocks (then blk->idx); over byte
+//              runs, one touching copy -> one idx of the runs
 //   struct     one child repeated            -> blkidx; all leaves -> idx of
 //              byte runs; nested structs are spliced into their parent
 // Index lists over leaves are kept in byte units (child leaf(1)), so equal
 // byte layouts give equal programs whatever the element type was.
+#include <algorithm>
 #include <numeric>
 
 #include "dame/ir.hpp"
@@ -94,6 +98,108 @@ bool rule_blkidx(ir_ptr& n) {
         }
     }
     return false;
+}
+
+// A chain of vec/blkidx nodes over one leaf is a list of equal blocks, like
+// blkidx(leaf), and the same runs rule must decide for it: a byte list that
+// converged to byte runs and a vector nest of the same type map would
+// otherwise stay different programs (vec(4, 64, vec(2, 56, leaf(8))) has
+// blocks at 0, 56, 64, 120...: 3 of its 8 blocks continue the one before).
+// A chain over byte runs (idx of leaf(1)) is a list of runs, and merges like
+// one as soon as a copy's first run continues the copy before.
+// Block i + 1 continues block i across copies c -> c + 1 of a level when the
+// gap between the copies equals end(last block) - start(first block).
+struct chain_info {
+    int64_t blocks = 0, touching = 0;  // blocks (runs) of the chain, how many continue the one before
+    int64_t first = 0, end = 0;        // start of the first block, end of the last, from the node's origin
+    int64_t len = 0;                   // the leaf's length; 0 over byte runs
+    int64_t listed = 0;                // displacements the chain's lists hold already
+};
+
+constexpr int64_t chain_cap = int64_t{1} << 20;  // blocks we are willing to count (as traff.cpp)
+// A chain is rewritten only when its list stays small or at most twice what
+// its own lists hold: vec(2^19, 24, vec(2, 16, leaf(8))) stays two nodes
+// rather than becoming 2^19 runs (the price: such large vector nests and
+// their byte lists are not one program).
+constexpr int64_t chain_small = 256;
+
+bool byte_runs(const ir& n) {
+    return n.k == ir_kind::idx && n.stride == 1 && n.kid()->is_leaf() && n.kid()->len == 1;
+}
+
+bool chain_of(const ir& n, chain_info& ci) {
+    // |disp|, |stride| < 2^62 and counts < 2^63: the wide type keeps the sums exact.
+    __int128 first = 0, end = 0;
+    if (n.is_leaf() || byte_runs(n)) {
+        if (n.is_leaf() && n.len <= 0) return false;
+        const bool leaf = n.is_leaf();
+        ci.blocks = leaf ? 1 : n.count, ci.touching = 0, ci.len = leaf ? n.len : 0;
+        ci.listed = leaf ? 0 : n.count;
+        first = leaf ? 0 : n.disps.front();
+        end = leaf ? n.len : static_cast<__int128>(n.disps.back()) + n.blens.back();
+    } else {
+        if ((n.k != ir_kind::vec && n.k != ir_kind::blkidx) || !chain_of(*n.kid(), ci)) return false;
+        const __int128 blocks = static_cast<__int128>(ci.blocks) * n.count;
+        if (blocks > chain_cap) return false;
+        const __int128 step = static_cast<__int128>(ci.end) - ci.first;  // a gap that continues
+        __int128 touching = static_cast<__int128>(ci.touching) * n.count;
+        first = ci.first, end = ci.end;
+        if (n.k == ir_kind::vec) {
+            touching += n.stride == step ? n.count - 1 : 0;
+            end += static_cast<__int128>(n.count - 1) * n.stride;
+        } else {
+            for (size_t i = 1; i < n.disps.size(); ++i)
+                touching += static_cast<__int128>(n.disps[i]) - n.disps[i - 1] == step;
+            first += n.disps.front(), end += n.disps.back();
+            ci.listed += n.count;
+        }
+        ci.blocks = static_cast<int64_t>(blocks), ci.touching = static_cast<int64_t>(touching);
+    }
+    first += n.disp, end += n.disp;
+    if (end > INT64_MAX || end < INT64_MIN || first > INT64_MAX || first < INT64_MIN) return false;
+    ci.first = static_cast<int64_t>(first), ci.end = static_cast<int64_t>(end);
+    return true;
+}
+
+// The blocks (runs) of a chain in type-map order, from base.
+void chain_list(const ir& n, int64_t base, ir& out) {
+    base += n.disp;
+    if (n.is_leaf()) {
+        out.disps.push_back(base);
+    } else if (byte_runs(n)) {
+        for (size_t i = 0; i < n.disps.size(); ++i) out.disps.push_back(base + n.disps[i]);
+        out.blens.insert(out.blens.end(), n.blens.begin(), n.blens.end());
+    } else {
+        for (int64_t i = 0; i < n.count; ++i)
+            chain_list(*n.kid(), base + (n.k == ir_kind::vec ? i * n.stride : n.disps[static_cast<size_t>(i)]), out);
+    }
+}
+
+// The chain rooted at n (whose child is no leaf: rule_blkidx and the contig
+// rule decide those) becomes blkidx(leaf) of its blocks when rule_blkidx
+// would turn that into byte runs. In the other case it is left alone, so
+// this rule and the Träff pass, which builds such chains, cannot cycle.
+// Over byte runs, it becomes one list of runs (idx-merge joins them).
+bool rule_chain_runs(ir_ptr& n) {
+    if (n->kid()->is_leaf()) return false;
+    chain_info ci;
+    if (!chain_of(*n, ci) || ci.touching == 0) return false;
+    if (ci.blocks > std::max(chain_small, 2 * ci.listed)) return false;
+    if (ci.len > 0 && (ci.blocks - ci.touching) * 4 >= ci.blocks * 3) return false;
+    auto b = std::make_unique<ir>();
+    b->disps.reserve(static_cast<size_t>(ci.blocks));
+    chain_list(*n, -n->disp, *b);
+    b->count = ci.blocks;
+    if (ci.len > 0) {
+        b->k = ir_kind::blkidx;
+        b->kids.push_back(make_leaf(ci.len));
+    } else {
+        b->k = ir_kind::idx;
+        b->stride = 1;
+        b->kids.push_back(make_leaf(1));
+    }
+    become(n, std::move(b), n->disp);
+    return true;
 }
 
 // An index list whose first c blocks repeat (same relative displacements and
@@ -274,8 +380,8 @@ bool sweep(ir_ptr& n) {
     }
     switch (n->k) {
         case ir_kind::leaf: return changed;
-        case ir_kind::vec: return rule_vec(n) || changed;
-        case ir_kind::blkidx: return rule_blkidx(n) || changed;
+        case ir_kind::vec: return rule_vec(n) || rule_chain_runs(n) || changed;
+        case ir_kind::blkidx: return rule_blkidx(n) || rule_chain_runs(n) || changed;
         case ir_kind::idx: return rule_idx(n) || changed;
         case ir_kind::strct: break;
     }

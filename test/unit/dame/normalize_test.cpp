@@ -263,3 +263,45 @@ TEST(DameNormalize, OverlappingCopiesAreNotByteRuns) {
         EXPECT_EQ(got, want) << text;
     }
 }
+
+TEST(DameNormalize, ChainsDecideRunsAsTheirBlockListDoes) {
+    // A vector nest whose blocks continue each other across copies and the
+    // byte list of the same type map must give one program (found by
+    // VectorAndIndexPathsAreCanonical with DAME_PROPERTY_SEED=1, case 87).
+    // Blocks at 0, 56, 64, 120, 128, 184, 192, 248: 3 of 8 continue the one
+    // before (more than a quarter), so both are byte runs.
+    const char* runs = "idx(5,+1,<0,56,120,184,248><8,16,16,16,8>,leaf(1))";
+    EXPECT_EQ(normal("hvector(4, 1, 64, hvector(2, 1, 56, double))"), runs);
+    EXPECT_EQ(normal("hindexed([8,16,16,16,8], [0,56,120,184,248], byte)"), runs);
+    // ... also as the inner level of a vector whose copies do not touch.
+    EXPECT_EQ(normal("hvector(5, 1, 24, hvector(4, 1, 64, hvector(2, 1, 56, double)))"),
+              "vec(5,+24,idx(5,+1,<0,56,120,184,248><8,16,16,16,8>,leaf(1)))");
+    // One touch in 8 blocks (a quarter or less): both stay the vector nest.
+    const char* nest = "vec(2,+56,vec(4,+16,leaf(8)))";
+    EXPECT_EQ(normal("hvector(2, 1, 56, hvector(4, 1, 16, double))"), nest);
+    EXPECT_EQ(normal("hindexed([8,8,8,16,8,8,8], [0,16,32,48,72,88,104], byte)"), nest);
+    // A block index over byte runs whose third copy continues the second
+    // (132 + 12 = 144) is one list of runs, as its byte list is (seed 177).
+    const char* merged = "idx(5,+1,<0,124,8,132,268><4,12,4,16,12>,leaf(1))";
+    EXPECT_EQ(normal("hblkidx(1, [0,8,144], hindexed([4,12], [0,124], byte))"), merged);
+    EXPECT_EQ(normal("hindexed([4,12,4,16,12], [0,124,8,132,268], byte)"), merged);
+    EXPECT_EQ(normal("hblkidx(1, [0,8,145], hindexed([4,12], [0,124], byte))"),
+              "blkidx(3,<0,8,145>,idx(2,+1,<0,124><4,12>,leaf(1)))");
+    // A large vector nest is not listed out: 2^19 pairs whose second block
+    // touches the next pair stay two nodes, not 2^19 + 1 runs.
+    EXPECT_EQ(normal("hvector(524288, 1, 24, hvector(2, 1, 16, double))"),
+              "vec(524288,+24,vec(2,+16,leaf(8)))");
+    EXPECT_EQ(normal("hvector(128, 1, 24, hvector(2, 1, 16, double))").substr(0, 9), "idx(129,+");
+    // The rewritten programs pack the type map.
+    for (const char* text : {"hvector(5, 1, 24, hvector(4, 1, 64, hvector(2, 1, 56, double)))",
+                             "hblkidx(1, [0,8,144], hindexed([4,12], [0,124], byte))"}) {
+        type_ref t = committed(text);
+        const std::vector<elem> map = typemap(*t.get(), 2);
+        std::vector<char> mem(1024);
+        for (size_t i = 0; i < mem.size(); ++i) mem[i] = static_cast<char>(i * 13 + 1);
+        const std::vector<char> want = oracle_pack(map, mem.data());
+        std::vector<char> got(want.size());
+        pack(*t.get(), mem.data(), 2, got.data());
+        EXPECT_EQ(got, want) << text;
+    }
+}
