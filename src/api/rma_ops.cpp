@@ -362,7 +362,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
     const dame::type* t = api::lookup_type(datatype);
-    if (t && !t->is_predefined() && !t->f90())
+    if (t && !t->predefined_for_mpi())
         CH4_FAIL_WIN(win, MPI_ERR_TYPE, "datatype must be a predefined type");
     return getacc_impl(__func__, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
                        target_disp, 1, datatype, op, win);
@@ -376,7 +376,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     const dame::type* t = a.t.t;
     const dame::basic_kind k = t->basic();
     // C/Fortran integers, logicals, MPI_BYTE (MPI 12.3.4): what BAND or LAND takes.
-    if ((!t->is_predefined() && !t->f90()) || t->elements() != 1 ||
+    if (!t->predefined_for_mpi() || t->elements() != 1 ||
         !(dev::op_applies(dev::op_id::band, k) || dev::op_applies(dev::op_id::land, k)))
         CH4_FAIL_WIN(win, MPI_ERR_TYPE,
                      "MPI_Compare_and_swap takes one predefined integer, logical or byte type, not %s",

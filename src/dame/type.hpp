@@ -81,6 +81,8 @@ class type {
     // Made by MPI_Type_create_f90_*: MPI counts it as predefined (it cannot
     // be freed), though it is a DAME wrapper of the named type of its kind.
     bool f90() const noexcept { return comb_ >= combiner::f90_real && comb_ <= combiner::f90_integer; }
+    // What MPI calls a predefined datatype: a named one or an f90 one.
+    bool predefined_for_mpi() const noexcept { return is_predefined() || f90(); }
     shape shp() const noexcept { return shape_; }
     const std::vector<type*>& kids() const noexcept { return kids_; }
     const std::vector<type*>& user_types() const noexcept { return user_types_; }
