@@ -99,7 +99,8 @@ TEST(DameProperty, ChunkedPackAndUnpackConcatenate) {
     gen g(seed(3));
     for (int k = 0; k < n_samples; ++k) {
         sample s;
-        if (!draw(g, s) || overlapping(s.map)) continue;
+        if (!draw(g, s)) continue;
+        const bool ovl = overlapping(s.map);
         buffer b(s, 5);
         const int64_t total = s.count * s.t->size();
         std::vector<char> full(total), parts(total);
@@ -111,6 +112,7 @@ TEST(DameProperty, ChunkedPackAndUnpackConcatenate) {
             ASSERT_EQ(got, std::min(want, total - (st.offset - got)));
         }
         ASSERT_EQ(parts, full) << normal_form(*s.t.get());
+        if (ovl) continue;  // unpacking into overlapping places: last write wins, order differs
         buffer d(s, 77), d2(s, 77);
         unpack(*s.t.get(), d.buf(), s.count, full.data());
         move_state us;
