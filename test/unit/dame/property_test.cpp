@@ -105,6 +105,7 @@ TEST(DameProperty, ChunkedPackAndUnpackConcatenate) {
         const int64_t total = s.count * s.t->size();
         std::vector<char> full(total), parts(total);
         pack(*s.t.get(), b.buf(), s.count, full.data());
+        ASSERT_EQ(full, oracle_pack(s.map, b.buf())) << normal_form(*s.t.get());
         move_state st;
         while (st.offset < total) {
             const int64_t want = g.range(1, 64);
