@@ -16,6 +16,7 @@
 //   chain      a vec/blkidx chain over a leaf whose blocks touch as much
 //              -> blkidx(leaf) of its blocks (then blk->idx); over byte
 //              runs, one touching copy -> one idx of the runs
+//   idx-copies an idx that is not byte runs -> blkidx of its copies (small)
 //   struct     one child repeated            -> blkidx; all leaves -> idx of
 //              byte runs; nested structs are spliced into their parent
 // Index lists over leaves are kept in byte units (child leaf(1)), so equal
@@ -138,19 +139,37 @@ bool chain_of(const ir& n, chain_info& ci) {
         first = leaf ? 0 : n.disps.front();
         end = leaf ? n.len : static_cast<__int128>(n.disps.back()) + n.blens.back();
     } else {
-        if ((n.k != ir_kind::vec && n.k != ir_kind::blkidx) || !chain_of(*n.kid(), ci)) return false;
-        const __int128 blocks = static_cast<__int128>(ci.blocks) * n.count;
+        if (n.k == ir_kind::strct || !chain_of(*n.kid(), ci)) return false;
+        // Copies of the child: count (vec, blkidx), or blens[i] per block at the stride (idx).
+        __int128 copies = n.count;
+        if (n.k == ir_kind::idx) {
+            copies = 0;
+            for (int64_t b : n.blens) {
+                if (b <= 0) return false;  // idx-merge drops empty blocks first
+                copies += b;
+            }
+        }
+        const __int128 blocks = ci.blocks * copies;
         if (blocks > chain_cap) return false;
         const __int128 step = static_cast<__int128>(ci.end) - ci.first;  // a gap that continues
-        __int128 touching = static_cast<__int128>(ci.touching) * n.count;
+        __int128 touching = ci.touching * copies;
         first = ci.first, end = ci.end;
         if (n.k == ir_kind::vec) {
             touching += n.stride == step ? n.count - 1 : 0;
             end += static_cast<__int128>(n.count - 1) * n.stride;
-        } else {
+        } else if (n.k == ir_kind::blkidx) {
             for (size_t i = 1; i < n.disps.size(); ++i)
                 touching += static_cast<__int128>(n.disps[i]) - n.disps[i - 1] == step;
             first += n.disps.front(), end += n.disps.back();
+            ci.listed += n.count;
+        } else {
+            __int128 last = 0;  // the previous block's last copy
+            for (size_t i = 0; i < n.disps.size(); ++i) {
+                if (i > 0) touching += n.disps[i] - last == step;
+                touching += n.stride == step ? n.blens[i] - 1 : 0;
+                last = n.disps[i] + static_cast<__int128>(n.blens[i] - 1) * n.stride;
+            }
+            first += n.disps.front(), end += last;
             ci.listed += n.count;
         }
         ci.blocks = static_cast<int64_t>(blocks), ci.touching = static_cast<int64_t>(touching);
@@ -161,6 +180,12 @@ bool chain_of(const ir& n, chain_info& ci) {
     return true;
 }
 
+// Copy j at the stride: a position inside the type's bounds (int64), though
+// j * stride alone may not be (a far negative start, a huge stride).
+int64_t at(int64_t base, int64_t j, int64_t stride) {
+    return static_cast<int64_t>(base + static_cast<__int128>(j) * stride);
+}
+
 // The blocks (runs) of a chain in type-map order, from base.
 void chain_list(const ir& n, int64_t base, ir& out) {
     base += n.disp;
@@ -169,9 +194,12 @@ void chain_list(const ir& n, int64_t base, ir& out) {
     } else if (byte_runs(n)) {
         for (size_t i = 0; i < n.disps.size(); ++i) out.disps.push_back(base + n.disps[i]);
         out.blens.insert(out.blens.end(), n.blens.begin(), n.blens.end());
+    } else if (n.k == ir_kind::idx) {
+        for (size_t i = 0; i < n.disps.size(); ++i)
+            for (int64_t j = 0; j < n.blens[i]; ++j) chain_list(*n.kid(), at(base + n.disps[i], j, n.stride), out);
     } else {
         for (int64_t i = 0; i < n.count; ++i)
-            chain_list(*n.kid(), base + (n.k == ir_kind::vec ? i * n.stride : n.disps[static_cast<size_t>(i)]), out);
+            chain_list(*n.kid(), n.k == ir_kind::vec ? at(base, i, n.stride) : base + n.disps[static_cast<size_t>(i)], out);
     }
 }
 
@@ -199,6 +227,29 @@ bool rule_chain_runs(ir_ptr& n) {
         b->kids.push_back(make_leaf(1));
     }
     become(n, std::move(b), n->disp);
+    return true;
+}
+
+// An idx that is not byte runs (blocks of copies of any child at a stride;
+// rule_idx has already made uniform ones blkidx(vec)) becomes the blkidx of
+// its copies, which the runs rule, the chain rule and the Träff pass decide
+// as they decide the byte list of the same type map. Only while that list
+// stays small or at most twice the idx's own: idx([1000, 500], ...) keeps
+// its two entries.
+bool rule_idx_copies(ir_ptr& n) {
+    ir& x = *n;
+    if (byte_runs(x)) return false;
+    __int128 copies = 0;
+    for (int64_t b : x.blens) copies += b;
+    if (copies > std::max(chain_small, 2 * x.count)) return false;
+    auto b = std::make_unique<ir>();
+    b->k = ir_kind::blkidx;
+    b->count = static_cast<int64_t>(copies);
+    b->disps.reserve(static_cast<size_t>(copies));
+    for (size_t i = 0; i < x.disps.size(); ++i)
+        for (int64_t j = 0; j < x.blens[i]; ++j) b->disps.push_back(at(x.disps[i], j, x.stride));
+    b->kids.push_back(std::move(x.kids[0]));
+    become(n, std::move(b), x.disp);
     return true;
 }
 
@@ -382,7 +433,7 @@ bool sweep(ir_ptr& n) {
         case ir_kind::leaf: return changed;
         case ir_kind::vec: return rule_vec(n) || rule_chain_runs(n) || changed;
         case ir_kind::blkidx: return rule_blkidx(n) || rule_chain_runs(n) || changed;
-        case ir_kind::idx: return rule_idx(n) || changed;
+        case ir_kind::idx: return rule_idx(n) || rule_idx_copies(n) || changed;
         case ir_kind::strct: break;
     }
     return changed;

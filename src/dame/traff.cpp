@@ -241,6 +241,21 @@ bool optimize_chain(ir_ptr& n) {
                             std::make_move_iterator(tp.end()));
         }
     }
+    // Adjacent vectors whose strides line up are one vector, as TypePath
+    // finds it in the byte list: vec(3, 5184) vec(2, 2592) is vec(6, 2592),
+    // whose divisors the DP may then split at 2 as well as at 3.
+    for (size_t i = 0; i + 1 < expanded.size();) {
+        piece& a = expanded[i];
+        const piece& b = expanded[i + 1];
+        __int128 span = static_cast<__int128>(b.count) * b.stride;
+        if (a.is_vec && b.is_vec && span == a.stride &&
+            static_cast<__int128>(a.count) * b.count <= std::numeric_limits<int64_t>::max()) {
+            a.count *= b.count, a.stride = b.stride;
+            expanded.erase(expanded.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        } else {
+            ++i;
+        }
+    }
     bool all_vec = true;
     for (const piece& x : expanded) all_vec = all_vec && x.is_vec;
     // The DP multiplies counts by strides and adds displacements up to the
