@@ -300,6 +300,15 @@ TEST(DameNormalize, ChainsDecideRunsAsTheirBlockListDoes) {
     EXPECT_EQ(normal("hindexed([1,2], [0,6], resized(0, 48, hvector(2, 1, 16, int)))"),
               "blkidx(6,<0,16,6,22,54,70>,leaf(4))");
     EXPECT_EQ(normal("hindexed([4,4,4,4,4,4], [0,16,6,22,54,70], byte)"), "blkidx(6,<0,16,6,22,54,70>,leaf(4))");
+    // A vector over a list that is itself two copies of a shorter list (seed
+    // 1339): vec(3, 5184) vec(2, 2592) is vec(6, 2592), which the DP splits
+    // at 2, as it does for the flat list of the 48 blocks.
+    const char* nest3 =
+        "hvector(3, 1, 5184, hblkidx(1, [0,864,1008,1152,1296,2160,2304,2448,2592,3456,3600,3744,3888,4752,4896,5040], contig(12, byte)))";
+    const char* flat48 =
+        "hblkidx(1, [0,864,1008,1152,1296,2160,2304,2448,2592,3456,3600,3744,3888,4752,4896,5040,5184,6048,6192,6336,6480,7344,7488,7632,7776,8640,8784,8928,9072,9936,10080,10224,10368,11232,11376,11520,11664,12528,12672,12816,12960,13824,13968,14112,14256,15120,15264,15408], contig(12, byte))";
+    EXPECT_EQ(normal(nest3), normal(flat48));
+    EXPECT_EQ(normal(flat48).substr(0, 25), "vec(2,+7776,blkidx(24,<0,");
     // The rewritten programs pack the type map.
     for (const char* text : {"hvector(5, 1, 24, hvector(4, 1, 64, hvector(2, 1, 56, double)))",
                              "hblkidx(1, [0,8,144], hindexed([4,12], [0,124], byte))",
