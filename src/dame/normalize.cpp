@@ -72,6 +72,14 @@ bool arithmetic(const std::vector<int64_t>& d) {
     return true;
 }
 
+// Byte runs pay when merging the touching blocks of a list removes more than
+// a quarter of them. rule_blkidx and the chain rule ask this of blocks,
+// rule_idx's split of runs into equal blocks asks its converse, so the form
+// depends only on the runs of the type map (canonical) and cannot cycle.
+bool runs_pay(int64_t blocks, int64_t touching) {
+    return static_cast<__int128>(blocks - touching) * 4 < static_cast<__int128>(blocks) * 3;
+}
+
 bool rule_blkidx(ir_ptr& n) {
     ir& b = *n;
     if (b.count == 1) {
@@ -85,12 +93,9 @@ bool rule_blkidx(ir_ptr& n) {
     }
     const ir& c = *b.kid();
     if (c.is_leaf()) {
-        // Byte runs (idx) only pay when merging touching blocks removes more
-        // than a quarter of them; rule_idx applies the converse test, so the
-        // choice depends only on the runs of the type map (canonical).
         int64_t touching = 0;
         for (size_t i = 1; i < b.disps.size(); ++i) touching += b.disps[i] == b.disps[i - 1] + c.len;
-        if (static_cast<__int128>(b.count - touching) * 4 < static_cast<__int128>(b.count) * 3) {  // re-express as byte runs; idx-merge joins them
+        if (runs_pay(b.count, touching)) {  // re-express as byte runs; idx-merge joins them
             b.k = ir_kind::idx;
             b.stride = 1;
             b.blens.assign(b.count, c.len);
@@ -213,7 +218,7 @@ bool rule_chain_runs(ir_ptr& n) {
     chain_info ci;
     if (!chain_of(*n, ci) || ci.touching == 0) return false;
     if (ci.blocks > std::max(chain_small, 2 * ci.listed)) return false;
-    if (ci.len > 0 && (ci.blocks - ci.touching) * 4 >= ci.blocks * 3) return false;
+    if (ci.len > 0 && !runs_pay(ci.blocks, ci.touching)) return false;
     auto b = std::make_unique<ir>();
     b->disps.reserve(static_cast<size_t>(ci.blocks));
     chain_list(*n, -n->disp, *b);
@@ -320,14 +325,16 @@ bool rule_idx(ir_ptr& n) {
     for (int64_t b : x.blens) uniform = uniform && b == x.blens[0];
     // Byte runs: a 1-byte leaf at stride 1 (a wider leaf at stride 1 is a
     // resized type whose copies overlap, not bytes).
-    if (!uniform && x.kid()->is_leaf() && x.kid()->len == 1 && x.stride == 1) {
+    if (!uniform && byte_runs(x)) {
         // Byte runs whose lengths share a divisor g, when splitting them into
         // g-byte blocks adds at most a third more blocks, run faster as a
         // fixed-length block index (one kernel, 4-8 bytes per block).
         int64_t g = 0, total = 0;  // total <= the type's size: no overflow
         for (int64_t b : x.blens) g = std::gcd(g, b), total += b;
-        // Exact ratio (no rounding), so a pattern and its repetitions decide alike.
-        if (static_cast<__int128>(total / g) * 3 <= static_cast<__int128>(x.count) * 4) {
+        // The converse of runs_pay: total / g blocks of g bytes, all but the
+        // x.count run starts continuing the one before. Exact (no rounding),
+        // so a pattern and its repetitions decide alike.
+        if (!runs_pay(total / g, total / g - x.count)) {
             auto b = std::make_unique<ir>();
             b->k = ir_kind::blkidx;
             for (size_t i = 0; i < x.disps.size(); ++i)
