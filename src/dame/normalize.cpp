@@ -54,10 +54,7 @@ bool rule_vec(ir_ptr& n) {
         become(n, make_leaf(v.count * c.len), v.disp);
         return true;
     }
-    // count * stride is one stride past the child's last block: it may
-    // overflow where the type's own bounds do not (a huge stride).
-    int64_t span = 0;
-    if (c.k == ir_kind::vec && !__builtin_mul_overflow(c.count, c.stride, &span) && span == v.stride) {
+    if (c.k == ir_kind::vec && lines_up(v.stride, c.count, c.stride)) {
         become(n, make_vec(v.count * c.count, c.stride, std::move(c.kids[0])), v.disp);
         return true;
     }

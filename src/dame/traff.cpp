@@ -77,7 +77,7 @@ double between(const path& p, cut a, cut b, std::vector<part>& out) {
 bool mergeable(const std::vector<part>& parts) {
     for (size_t i = 0; i + 1 < parts.size(); ++i)
         if (!parts[i].is_vec || !parts[i + 1].is_vec ||
-            parts[i].stride != parts[i + 1].count * parts[i + 1].stride)
+            !lines_up(parts[i].stride, parts[i + 1].count, parts[i + 1].stride))
             return false;
     return true;
 }
@@ -247,8 +247,7 @@ bool optimize_chain(ir_ptr& n) {
     for (size_t i = 0; i + 1 < expanded.size();) {
         piece& a = expanded[i];
         const piece& b = expanded[i + 1];
-        __int128 span = static_cast<__int128>(b.count) * b.stride;
-        if (a.is_vec && b.is_vec && span == a.stride &&
+        if (a.is_vec && b.is_vec && lines_up(a.stride, b.count, b.stride) &&
             static_cast<__int128>(a.count) * b.count <= std::numeric_limits<int64_t>::max()) {
             a.count *= b.count, a.stride = b.stride;
             expanded.erase(expanded.begin() + static_cast<std::ptrdiff_t>(i) + 1);

@@ -12,6 +12,13 @@
 
 namespace ch4lite::dame {
 
+// vec(n, outer, vec(count, stride, C)) is vec(n * count, stride, C) when the
+// outer stride is one inner span. Exact where count * stride overflows (a
+// huge stride): such a product is no int64 stride.
+inline bool lines_up(int64_t outer, int64_t count, int64_t stride) {
+    return static_cast<__int128>(count) * stride == outer;
+}
+
 // One node of a path, outermost first. vec: copy i at i*stride; idx: copy i
 // at disps[i] (disps[0] == 0).
 struct piece {
