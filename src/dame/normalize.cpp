@@ -188,20 +188,29 @@ int64_t at(int64_t base, int64_t j, int64_t stride) {
     return static_cast<int64_t>(base + static_cast<__int128>(j) * stride);
 }
 
+// Where a vec/blkidx/idx node puts the copies of its child, in type-map
+// order, from base (the node's own disp included).
+template <class F>
+void for_each_copy(const ir& n, int64_t base, F&& f) {
+    base += n.disp;
+    if (n.k == ir_kind::idx) {
+        for (size_t i = 0; i < n.disps.size(); ++i)
+            for (int64_t j = 0; j < n.blens[i]; ++j) f(at(base + n.disps[i], j, n.stride));
+        return;
+    }
+    for (int64_t i = 0; i < n.count; ++i)
+        f(n.k == ir_kind::vec ? at(base, i, n.stride) : base + n.disps[static_cast<size_t>(i)]);
+}
+
 // The blocks (runs) of a chain in type-map order, from base.
 void chain_list(const ir& n, int64_t base, ir& out) {
-    base += n.disp;
     if (n.is_leaf()) {
-        out.disps.push_back(base);
+        out.disps.push_back(base + n.disp);
     } else if (byte_runs(n)) {
-        for (size_t i = 0; i < n.disps.size(); ++i) out.disps.push_back(base + n.disps[i]);
+        for (size_t i = 0; i < n.disps.size(); ++i) out.disps.push_back(base + n.disp + n.disps[i]);
         out.blens.insert(out.blens.end(), n.blens.begin(), n.blens.end());
-    } else if (n.k == ir_kind::idx) {
-        for (size_t i = 0; i < n.disps.size(); ++i)
-            for (int64_t j = 0; j < n.blens[i]; ++j) chain_list(*n.kid(), at(base + n.disps[i], j, n.stride), out);
     } else {
-        for (int64_t i = 0; i < n.count; ++i)
-            chain_list(*n.kid(), n.k == ir_kind::vec ? at(base, i, n.stride) : base + n.disps[static_cast<size_t>(i)], out);
+        for_each_copy(n, base, [&](int64_t at_copy) { chain_list(*n.kid(), at_copy, out); });
     }
 }
 
@@ -248,8 +257,7 @@ bool rule_idx_copies(ir_ptr& n) {
     b->k = ir_kind::blkidx;
     b->count = static_cast<int64_t>(copies);
     b->disps.reserve(static_cast<size_t>(copies));
-    for (size_t i = 0; i < x.disps.size(); ++i)
-        for (int64_t j = 0; j < x.blens[i]; ++j) b->disps.push_back(at(x.disps[i], j, x.stride));
+    for_each_copy(x, -x.disp, [&](int64_t at_copy) { b->disps.push_back(at_copy); });
     b->kids.push_back(std::move(x.kids[0]));
     become(n, std::move(b), x.disp);
     return true;
