@@ -17,8 +17,9 @@
 //              -> blkidx(leaf) of its blocks (then blk->idx); over byte
 //              runs, one touching copy -> one idx of the runs
 //   idx-copies an idx that is not byte runs -> blkidx of its copies (small)
-//   struct     one child repeated            -> blkidx; all leaves -> idx of
-//              byte runs; nested structs are spliced into their parent
+//   struct     one child repeated            -> blkidx; all leaves, or chains
+//              of at most 256 blocks in all -> idx of byte runs; nested
+//              structs are spliced into their parent
 // Index lists over leaves are kept in byte units (child leaf(1)), so equal
 // byte layouts give equal programs whatever the element type was.
 #include <algorithm>
@@ -363,6 +364,38 @@ bool rule_idx(ir_ptr& n) {
     return changed;
 }
 
+// A struct whose fields are leaves, chains over a leaf or chains over byte
+// runs (what the other rules leave of any field a small struct can have)
+// and whose blocks number at most chain_small becomes the idx of its byte
+// runs, in type-map order: the list the byte list of the same type map
+// lowers to, which idx-merge and the runs rules then decide alike. Only that
+// small: a struct of index lists (LAMMPS_full, 6 x 3062 blocks) keeps one
+// fixed-length kernel per field.
+bool rule_struct_runs(ir_ptr& n) {
+    ir& s = *n;
+    int64_t blocks = 0;
+    std::vector<int64_t> lens;  // per field: its leaf's length, 0 over byte runs
+    lens.reserve(s.kids.size());
+    for (const ir_ptr& c : s.kids) {
+        chain_info ci;
+        if (!chain_of(*c, ci) || (blocks += ci.blocks) > chain_small) return false;
+        lens.push_back(ci.len);
+    }
+    auto b = std::make_unique<ir>();
+    b->k = ir_kind::idx;
+    b->stride = 1;
+    b->disps.reserve(static_cast<size_t>(blocks));
+    b->blens.reserve(static_cast<size_t>(blocks));
+    for (size_t i = 0; i < s.kids.size(); ++i) {
+        chain_list(*s.kids[i], s.disps[i], *b);
+        if (lens[i] > 0) b->blens.resize(b->disps.size(), lens[i]);  // a chain over a leaf lists starts only
+    }
+    b->count = blocks;
+    b->kids.push_back(make_leaf(1));
+    become(n, std::move(b), s.disp);
+    return true;
+}
+
 bool rule_struct(ir_ptr& n) {
     ir& s = *n;
     // Splice nested structs and drop empty children. Every sweep visits the
@@ -414,7 +447,7 @@ bool rule_struct(ir_ptr& n) {
         become(n, std::move(b), s.disp);
         return true;
     }
-    return changed;
+    return rule_struct_runs(n) || changed;
 }
 
 // One bottom-up sweep; true if anything changed.
