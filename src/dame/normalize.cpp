@@ -373,7 +373,17 @@ bool rule_idx(ir_ptr& n) {
 // fixed-length kernel per field.
 bool rule_struct_runs(ir_ptr& n) {
     ir& s = *n;
+    // The counts down each field's first line of kids bound its blocks from
+    // below in O(depth): a struct of long index lists (LAMMPS_full) is
+    // refused without chain_of's walk over its displacements in every sweep.
     int64_t blocks = 0;
+    for (const ir_ptr& c : s.kids) {
+        int64_t at_least = 1;
+        for (const ir* k = c.get(); !k->is_leaf() && k->k != ir_kind::strct; k = k->kid())
+            if (__builtin_mul_overflow(at_least, k->count, &at_least) || at_least > chain_small) return false;
+        if ((blocks += at_least) > chain_small) return false;
+    }
+    blocks = 0;
     std::vector<int64_t> lens;  // per field: its leaf's length, 0 over byte runs
     lens.reserve(s.kids.size());
     for (const ir_ptr& c : s.kids) {
