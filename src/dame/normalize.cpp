@@ -373,9 +373,10 @@ bool rule_idx(ir_ptr& n) {
 // fixed-length kernel per field.
 bool rule_struct_runs(ir_ptr& n) {
     ir& s = *n;
-    // The counts down each field's first line of kids bound its blocks from
-    // below in O(depth): a struct of long index lists (LAMMPS_full) is
-    // refused without chain_of's walk over its displacements in every sweep.
+    // The product of the counts of the nodes down a field (its copies at each
+    // level, an idx's entries) bounds its blocks from below in O(depth): a
+    // struct of long index lists (LAMMPS_full) is refused without chain_of's
+    // walk over their displacements, in every sweep.
     int64_t blocks = 0;
     for (const ir_ptr& c : s.kids) {
         int64_t at_least = 1;

@@ -265,8 +265,9 @@ TEST(DameNormalize, OverlappingCopiesAreNotByteRuns) {
 }
 
 TEST(DameNormalize, ChainsDecideRunsAsTheirBlockListDoes) {
-    // Chains and structs of chains against their byte lists. A vector nest whose blocks continue each other across copies and the
-    // byte list of the same type map must give one program (found by
+    // Chains and structs of chains against their byte lists. A vector nest
+    // whose blocks continue each other across copies and the byte list of
+    // the same type map must give one program (found by
     // VectorAndIndexPathsAreCanonical with DAME_PROPERTY_SEED=1, case 87).
     // Blocks at 0, 56, 64, 120, 128, 184, 192, 248: 3 of 8 continue the one
     // before (more than a quarter), so both are byte runs.
@@ -311,9 +312,9 @@ TEST(DameNormalize, ChainsDecideRunsAsTheirBlockListDoes) {
     EXPECT_EQ(normal(flat48).substr(0, 25), "vec(2,+7776,blkidx(24,<0,");
     // A struct whose fields are chains is its list of runs: three 12-byte
     // blocks 16 apart and an int after them are 3 runs, the last 16 bytes.
-    const char* four = "idx(3,+1,<0,16,32><12,12,16>,leaf(1))";
-    EXPECT_EQ(normal("struct([1,1], [0,44], [hvector(3, 1, 16, contig(3, int)), int])"), four);
-    EXPECT_EQ(normal("hindexed([12,12,16], [0,16,32], byte)"), four);
+    const char* three = "idx(3,+1,<0,16,32><12,12,16>,leaf(1))";
+    EXPECT_EQ(normal("struct([1,1], [0,44], [hvector(3, 1, 16, contig(3, int)), int])"), three);
+    EXPECT_EQ(normal("hindexed([12,12,16], [0,16,32], byte)"), three);
     // Fields in any order, one a list over a vector: runs at 64, 0 and 4.
     EXPECT_EQ(normal("struct([1,1], [64,0], [float, hindexed([1,1], [0,4], hvector(2, 1, 16, int))])"),
               normal("hindexed([4,4,4,4,4], [64,0,16,4,20], byte)"));
