@@ -271,30 +271,29 @@ bool rule_idx_copies(ir_ptr& n) {
 bool repeat_pattern(ir_ptr& n) {
     ir& x = *n;
     const int64_t cnt = x.count;
-    for (int64_t c = 2; c <= cnt / 2; ++c) {
-        if (cnt % c) continue;
-        bool rep = true;
-        for (int64_t i = c; i < cnt && rep; ++i) {
-            const int64_t base = i - i % c;
-            rep = x.blens[i] == x.blens[i % c] && x.disps[i] - x.disps[base] == x.disps[i % c] - x.disps[0];
+    const int64_t c = shortest_period(cnt, [&](int64_t p) {
+        for (int64_t i = p; i < cnt; ++i) {
+            const int64_t base = i - i % p;
+            if (x.blens[i] != x.blens[i % p] || x.disps[i] - x.disps[base] != x.disps[i % p] - x.disps[0])
+                return false;
         }
-        if (!rep) continue;
-        auto inner = std::make_unique<ir>();
-        inner->k = ir_kind::idx;
-        inner->count = c;
-        inner->stride = x.stride;
-        inner->disps.assign(x.disps.begin(), x.disps.begin() + c);
-        inner->blens.assign(x.blens.begin(), x.blens.begin() + c);
-        inner->kids.push_back(std::move(x.kids[0]));
-        auto outer = std::make_unique<ir>();
-        outer->k = ir_kind::blkidx;
-        outer->count = cnt / c;
-        for (int64_t k = 0; k < cnt; k += c) outer->disps.push_back(x.disps[k]);
-        outer->kids.push_back(std::move(inner));
-        become(n, std::move(outer), x.disp);
         return true;
-    }
-    return false;
+    });
+    if (c == cnt) return false;
+    auto inner = std::make_unique<ir>();
+    inner->k = ir_kind::idx;
+    inner->count = c;
+    inner->stride = x.stride;
+    inner->disps.assign(x.disps.begin(), x.disps.begin() + c);
+    inner->blens.assign(x.blens.begin(), x.blens.begin() + c);
+    inner->kids.push_back(std::move(x.kids[0]));
+    auto outer = std::make_unique<ir>();
+    outer->k = ir_kind::blkidx;
+    outer->count = cnt / c;
+    for (int64_t k = 0; k < cnt; k += c) outer->disps.push_back(x.disps[k]);
+    outer->kids.push_back(std::move(inner));
+    become(n, std::move(outer), x.disp);
+    return true;
 }
 
 bool rule_idx(ir_ptr& n) {

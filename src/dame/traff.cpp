@@ -137,8 +137,7 @@ path type_path(const int64_t* x, int64_t n) {
         if (c > 1) {
             pc = {true, c, d, {}};
         } else {
-            for (c = 2; c <= n; ++c)
-                if (n % c == 0 && repeated(cur, c, n)) break;
+            c = shortest_period(n, [&](int64_t p) { return repeated(cur, p, n); });
             pc.is_vec = false;
             pc.count = c;
             pc.disps.resize(static_cast<size_t>(c));

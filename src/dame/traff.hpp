@@ -19,6 +19,21 @@ inline bool lines_up(int64_t outer, int64_t count, int64_t stride) {
     return static_cast<__int128>(count) * stride == outer;
 }
 
+// The smallest divisor c of n with 1 < c < n for which period(c) holds, or n
+// when there is none (period(n) is not asked). The divisors are found in
+// O(sqrt n) divisions: trying every c up to n cost one 64-bit division per
+// displacement, most of TypePath on a list of random displacements
+// (constructing and committing LAMMPS_full/106368: 80 -> 61 us).
+template <class P>
+int64_t shortest_period(int64_t n, P&& period) {
+    int64_t d = 2;
+    for (; d * d <= n; ++d)
+        if (n % d == 0 && period(d)) return d;
+    for (int64_t e = d - 1; e > 1; --e)  // n / e ascends: the divisors above sqrt(n)
+        if (n % e == 0 && n / e != e && period(n / e)) return n / e;
+    return n;
+}
+
 // One node of a path, outermost first. vec: copy i at i*stride; idx: copy i
 // at disps[i] (disps[0] == 0).
 struct piece {

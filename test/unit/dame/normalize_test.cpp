@@ -95,6 +95,29 @@ TEST(DameTraff, TypePathOfThePapersExample) {
     EXPECT_EQ(q[0].count, 13);
 }
 
+TEST(DameTraff, ShortestPeriodIsTheSmallestDivisorThatHolds) {
+    // Against trying every c in 2..n-1, for periods that hold at multiples
+    // of m (several divisors hold: the smallest must win) and for squares,
+    // primes and their products; period(n) itself is never asked.
+    for (int64_t m : {1, 2, 3, 5, 7, 12, 40, 97, 1024}) {
+        for (int64_t n = 1; n <= 3000; ++n) {
+            const auto holds = [&](int64_t c) {
+                EXPECT_LT(c, n);
+                return c % m == 0;
+            };
+            int64_t want = n;
+            for (int64_t c = 2; c < n; ++c)
+                if (n % c == 0 && holds(c)) {
+                    want = c;
+                    break;
+                }
+            ASSERT_EQ(shortest_period(n, holds), want) << "n " << n << " m " << m;
+        }
+    }
+    EXPECT_EQ(shortest_period(int64_t{1} << 40, [](int64_t c) { return c == int64_t{1} << 39; }), int64_t{1} << 39);
+    EXPECT_EQ(shortest_period(2147483647, [](int64_t) { return true; }), 2147483647);  // prime
+}
+
 TEST(DameTraff, DynamicProgramMatchesTable2) {
     // Column 2 of Table 2: idx(3) vec(4) idx(3), K_idx = 3, K_vec = 4 (storage model).
     cost_model storage{0, 0, 0, 0};
