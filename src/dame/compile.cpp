@@ -93,10 +93,14 @@ struct compiler {
     // v as int32 when every value fits, else int64 (*wide); *span: highest
     // minus lowest value (representable: builder::finish checks the bounds).
     const void* list(const std::vector<int64_t>& v, bool* wide, int64_t* span = nullptr) {
-        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        const bool fits = v.empty() || (*lo >= INT32_MIN && *hi <= INT32_MAX);
+        // Values, not iterators: GCC vectorizes this loop and not
+        // std::minmax_element (about 0.4 ns per displacement: LAMMPS_full/106368
+        // construct + commit 61 -> 57 us).
+        int64_t lo = v.empty() ? 0 : v[0], hi = lo;
+        for (const int64_t x : v) lo = std::min(lo, x), hi = std::max(hi, x);
+        const bool fits = lo >= INT32_MIN && hi <= INT32_MAX;
         *wide = !fits;
-        if (span) *span = v.empty() ? 0 : *hi - *lo;
+        if (span) *span = hi - lo;
         if (fits) {
             auto a = std::make_unique_for_overwrite<int32_t[]>(v.size());
             std::copy(v.begin(), v.end(), a.get());
