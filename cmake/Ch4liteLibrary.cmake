@@ -43,8 +43,12 @@ function(ch4lite_add_mpi_library target libdir netmod force_am)
   target_link_options(${target} PRIVATE
     "LINKER:--version-script=${PROJECT_SOURCE_DIR}/src/api/libmpi.map")
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS ${PROJECT_SOURCE_DIR}/src/api/libmpi.map)
-  target_link_libraries(${target} PRIVATE ch4lite_dame ch4lite_util PkgConfig::FABRIC
-    PkgConfig::HWLOC Threads::Threads rt)
+  # libfabric's headers only: the ofi netmod loads the library at run time,
+  # when a job needs it (ofi_lib.hpp).
+  target_include_directories(${target} SYSTEM PRIVATE ${FABRIC_INCLUDE_DIRS})
+  target_compile_options(${target} PRIVATE ${FABRIC_CFLAGS_OTHER})
+  target_link_libraries(${target} PRIVATE ch4lite_dame ch4lite_util PkgConfig::HWLOC
+    Threads::Threads rt ${CMAKE_DL_LIBS})
   # Every variant is named libmpi.so.1 so that programs built once run against
   # any of them; the forced-AM variant lives in its own directory.
   set_target_properties(${target} PROPERTIES OUTPUT_NAME mpi

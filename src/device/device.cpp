@@ -126,7 +126,8 @@ void init_p2p_mode() {
     const bool shared_nodes = g_dev.boot.num_nodes() < g_dev.world_size;
     g_dev.device_matching = !native_tagged || !g_dev.nm.tagged_usable() ||
                             (shm::transport::enabled() && shared_nodes);
-    g_dev.nm_quiet = g_dev.device_matching && g_dev.shm.local_ranks() == g_dev.world_size;
+    g_dev.nm_quiet = !g_dev.nm_open ||
+                     (g_dev.device_matching && g_dev.shm.local_ranks() == g_dev.world_size);
 }
 
 }  // namespace
@@ -150,11 +151,18 @@ status init(int required, int& provided, std::string& error) {
     comms_init(g_dev.world_rank, g_dev.world_size);
     s = g_dev.shm.init(g_dev.boot, error);
     if (s != status::ok) return s;
-    s = g_dev.nm.init(g_dev.boot);
-    if (s != status::ok) {
-        error = std::string("netmod '") + active_netmod::name + "' failed to initialize (" +
-                to_string(s) + ")";
-        return s;
+    // Every rank of the job in this node's segment: the segment's ranks all
+    // agreed that it is up (shm::transport::init), so every rank decides
+    // alike and none publishes a netmod address.
+    g_dev.nm_open = !(g_dev.shm.active() && g_dev.shm.local_ranks() == g_dev.world_size) ||
+                    util::env_bool("CH4LITE_NETMOD_ALWAYS", false);
+    if (g_dev.nm_open) {
+        s = g_dev.nm.init(g_dev.boot);
+        if (s != status::ok) {
+            error = std::string("netmod '") + active_netmod::name + "' failed to initialize (" +
+                    to_string(s) + ")";
+            return s;
+        }
     }
     init_p2p_mode();
     util::verbose("rank %d of %d: %s; %d rank(s) on this node, %d on this host, %d usable "
@@ -188,8 +196,10 @@ status finalize() {
     if (g_dev.print_stats && dame::stream_moves())
         std::fprintf(stderr, "ch4lite: stats rank %d: datatype moves streamed %" PRId64 "\n",
                      g_dev.world_rank, dame::stream_moves());
-    const status n = g_dev.nm.finalize();
-    if (s == status::ok) s = n;
+    if (g_dev.nm_open) {
+        const status n = g_dev.nm.finalize();
+        if (s == status::ok) s = n;
+    }
     const status m = g_dev.shm.finalize();
     if (s == status::ok) s = m;
     queues().clear();
@@ -209,11 +219,15 @@ std::string library_version() {
     // "<x> path" names the library build (tests check it); when a native
     // build matches in the device at run time (shm on), it says so too.
     const bool dm = native_tagged && g_dev.initialized && g_dev.device_matching;
+    const char* provider = g_dev.nm.provider()[0] ? g_dev.nm.provider()
+                           : g_dev.initialized && !g_dev.nm_open
+                               ? "not opened (every rank in this node's shared memory)"
+                               : "none";
     std::snprintf(buf, sizeof buf,
                   "ch4lite %s (MPI %d.%d standard ABI; netmod %s, provider %s, %s path%s; shm %s; "
                   "launcher %s)",
                   CH4LITE_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, active_netmod::name,
-                  g_dev.initialized || g_dev.nm.provider()[0] ? g_dev.nm.provider() : "none",
+                  provider,
                   native_tagged ? "native tagged" : "active-message",
                   dm ? ", point-to-point matched in the device" : "",
                   g_dev.shm.describe().c_str(), g_dev.boot.launcher());

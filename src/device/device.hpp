@@ -74,6 +74,12 @@ struct device_state {
     // The netmod carries nothing (every peer is local): only idle waits
     // poll it, now and then (its idle poll may be a system call).
     bool nm_quiet = false;
+    // The netmod was initialized. It is not when every rank of the job
+    // shares this node's segment (CH4LITE_NETMOD_ALWAYS=1: it always is):
+    // then nm_quiet holds too, and nothing calls the netmod. Loading and
+    // opening libfabric is most of a process's start-up (docs/netmod-ofi.md,
+    // "Loading libfabric"). The same on every rank; fixed at init.
+    bool nm_open = false;
     // Operations waiting in the deferred FIFOs (device/deferred.hpp); read
     // inline on every send and poll.
     uint32_t deferred_sends = 0;

@@ -24,7 +24,7 @@ void idle_step(unsigned& idle) noexcept {
     ++idle;
     // A quiet netmod (device.hpp) still gets a poll now and then, so any
     // housekeeping its provider does in progress is not starved.
-    if (g_dev.nm_quiet && (idle & 0x3fff) == 0) (void)g_dev.nm.progress();
+    if (g_dev.nm_quiet && (idle & 0x3fff) == 0 && g_dev.nm_open) (void)g_dev.nm.progress();
     if (g_dev.oversubscribed) {
         // Give the core to a rank that has work; the provider's sockets are
         // polled again when we are scheduled.

@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "device/bootstrap.hpp"
+#include "netmod/ofi/ofi_lib.hpp"
 #include "netmod/ofi/ofi_netmod.hpp"
 #include "util/env.hpp"
 #include "util/log.hpp"
@@ -23,7 +25,7 @@ constexpr std::size_t am_buffer_bytes = 2u << 20;
 constexpr std::size_t am_single_buffers = 64;
 
 fi_info* make_hints(bool want_tagged, bool want_rma) {
-    fi_info* h = fi_allocinfo();
+    fi_info* h = lib::fns.dupinfo(nullptr);  // fi_allocinfo()
     if (!h) return nullptr;
     h->caps = FI_MSG | FI_MULTI_RECV;  // not FI_REMOTE_COMM: the shm provider lacks it
     if (want_tagged) h->caps |= FI_TAGGED;
@@ -45,7 +47,7 @@ fi_info* make_hints(bool want_tagged, bool want_rma) {
     return h;
 }
 
-const char* fi_err(int rc) { return fi_strerror(rc < 0 ? -rc : rc); }
+const char* fi_err(int rc) { return lib::strerror(rc < 0 ? -rc : rc); }
 
 }  // namespace
 
@@ -57,6 +59,10 @@ status netmod::init(dev::bootstrap& bs) {
     size_ = bs.size();
     if (size_ - 1 > tagbits::max_rank) {
         util::warn("ofi: %d ranks exceed the %d the match bits can name", size_, tagbits::max_rank + 1);
+        return status::unsupported;
+    }
+    if (std::string why; !lib::load(why)) {
+        util::warn("ofi: %s", why.c_str());
         return status::unsupported;
     }
     // Network rule: a job on one node talks over loopback only.
@@ -78,12 +84,12 @@ status netmod::init(dev::bootstrap& bs) {
     const bool want_rma = caps.native_rma && util::env_bool("CH4LITE_OFI_RMA", true);
     fi_info* hints = make_hints(caps.native_tagged, want_rma);
     if (!hints) return status::no_mem;
-    int rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    int rc = lib::fns.getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
     if (rc != 0 && want_rma) {  // a provider without RMA still carries messages
-        fi_freeinfo(hints);
+        lib::fns.freeinfo(hints);
         hints = make_hints(caps.native_tagged, false);
         if (!hints) return status::no_mem;
-        rc = fi_getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+        rc = lib::fns.getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
     }
     // An IP-addressed provider on a one-node job binds to loopback. (Only
     // those: the shm provider reads `node` as its region name.)
@@ -91,12 +97,12 @@ status netmod::init(dev::bootstrap& bs) {
         (info_->addr_format == FI_SOCKADDR_IN || info_->addr_format == FI_SOCKADDR_IN6 ||
          info_->addr_format == FI_SOCKADDR)) {
         fi_info* lo = nullptr;
-        if (fi_getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &lo) == 0 && lo) {
-            fi_freeinfo(info_);
+        if (lib::fns.getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &lo) == 0 && lo) {
+            lib::fns.freeinfo(info_);
             info_ = lo;
         }
     }
-    fi_freeinfo(hints);
+    lib::fns.freeinfo(hints);
     if (rc != 0 || !info_) {
         util::warn("ofi: no libfabric provider matches (FI_PROVIDER=%s): %s",
                    util::env_str("FI_PROVIDER", "tcp;ofi_rxm (default)"), fi_err(rc));
@@ -152,7 +158,7 @@ status netmod::init(dev::bootstrap& bs) {
         return status::unsupported;
     }
 
-    if ((rc = fi_fabric(info_->fabric_attr, &fabric_, nullptr)) ||
+    if ((rc = lib::fns.fabric(info_->fabric_attr, &fabric_, nullptr)) ||
         (rc = fi_domain(fabric_, info_, &domain_, nullptr))) {
         util::warn("ofi: cannot open fabric/domain: %s", fi_err(rc));
         return status::io;
@@ -301,7 +307,7 @@ void netmod::close_all() {
     if (av_) fi_close(&av_->fid);
     if (domain_) fi_close(&domain_->fid);
     if (fabric_) fi_close(&fabric_->fid);
-    if (info_) fi_freeinfo(info_);
+    if (info_) lib::fns.freeinfo(info_);
     ep_ = nullptr;
     cq_ = nullptr;
     av_ = nullptr;

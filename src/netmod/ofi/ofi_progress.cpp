@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "netmod/ofi/ofi_lib.hpp"
 #include "netmod/ofi/ofi_netmod.hpp"
 #include "util/log.hpp"
 
@@ -101,7 +102,7 @@ void netmod::on_am_buffer(const fi_cq_tagged_entry& e) {
 }
 
 int netmod::on_cq_error(ssize_t rc) {
-    if (rc != -FI_EAVAIL) util::fatal("ofi: fi_cq_read failed: %s", fi_strerror(static_cast<int>(-rc)));
+    if (rc != -FI_EAVAIL) util::fatal("ofi: fi_cq_read failed: %s", lib::strerror(static_cast<int>(-rc)));
     fi_cq_err_entry err{};
     if (fi_cq_readerr(cq_, &err, 0) != 1) return 0;
     auto* oc = static_cast<op_ctx*>(err.op_context);
@@ -136,15 +137,15 @@ int netmod::on_cq_error(ssize_t rc) {
         case op_kind::tsend:
         case op_kind::am_send:
         case op_kind::tsend_sync:
-            util::warn("ofi: send failed: %s", fi_strerror(err.err));
+            util::warn("ofi: send failed: %s", lib::strerror(err.err));
             dev::nm_send_done(as_state(oc), status::io);
             return 1;
         case op_kind::rma:
-            util::warn("ofi: put/get failed: %s", fi_strerror(err.err));
+            util::warn("ofi: put/get failed: %s", lib::strerror(err.err));
             dev::nm_send_done(as_state(oc), status::io);
             return 1;
         case op_kind::am_buffer:
-            util::fatal("ofi: active-message buffer failed: %s", fi_strerror(err.err));
+            util::fatal("ofi: active-message buffer failed: %s", lib::strerror(err.err));
     }
     return 1;
 }
@@ -185,7 +186,7 @@ void netmod::send_sync_ack(int peer, uint32_t cookie) {
     // An ack is tiny and must not be lost: drive the CQ until it goes out.
     while ((rc = fi_inject(ep_, &m, sizeof m, static_cast<fi_addr_t>(peer))) == -FI_EAGAIN)
         (void)fi_cq_read(cq_, nullptr, 0);
-    if (rc != 0) util::warn("ofi: cannot acknowledge a synchronous send: %s", fi_strerror(static_cast<int>(-rc)));
+    if (rc != 0) util::warn("ofi: cannot acknowledge a synchronous send: %s", lib::strerror(static_cast<int>(-rc)));
 }
 
 bool netmod::iprobe(int peer, match m, recv_info& info) {

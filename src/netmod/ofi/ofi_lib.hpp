@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+// libfabric, loaded at run time (docs/netmod-ofi.md, "Loading libfabric").
+//
+// libmpi does not link libfabric: loading it costs about 0.35 s per process
+// on Debian 12 (a library it depends on, libinfinipath, calibrates the clock
+// with sleeps in its constructor, and the first fi_getinfo reads all of
+// /proc/kallsyms for the verbs provider), and a job whose ranks all share
+// one node's memory never uses it. The netmod opens it in init(), which the
+// device calls only when some peer is outside that memory.
+//
+// Of libfabric's API only these five functions are exported symbols; every
+// other call (fi_domain, fi_tsend, fi_cq_read, ...) is an inline function of
+// its headers that goes through the object's operation table.
+#pragma once
+#include <rdma/fabric.h>
+
+#include <string>
+
+namespace ch4lite::nm::ofi::lib {
+
+struct api {
+    int (*getinfo)(uint32_t, const char*, const char*, uint64_t, const fi_info*, fi_info**);
+    void (*freeinfo)(fi_info*);
+    fi_info* (*dupinfo)(const fi_info*);
+    int (*fabric)(fi_fabric_attr*, fid_fabric**, void*);
+    const char* (*strerror)(int);
+};
+
+// The functions, once load() has succeeded.
+extern api fns;
+
+// Opens libfabric (CH4LITE_OFI_LIB, default libfabric.so.1) once per
+// process. False, with the reason in why, when the library cannot be opened,
+// lacks a function or has another major version than the headers we were
+// built with.
+bool load(std::string& why);
+
+// fi_strerror, also before (or without) a successful load().
+const char* strerror(int err);
+
+}  // namespace ch4lite::nm::ofi::lib
