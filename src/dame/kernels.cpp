@@ -3,8 +3,8 @@
 // kind, block length class, displacement width, direction), picked once at
 // commit by choose_kernel(). A kernel moves the node's whole loop. The
 // templates are in kernels_impl.hpp; this file builds them for the baseline
-// instruction set and, at start-up, installs kernels_v4.cpp's x86-64-v4
-// build instead when the CPU has it.
+// instruction set and, at start-up, installs the x86-64-v4 (kernels_v4.cpp)
+// or x86-64-v3 (kernels_v3.cpp) build instead when the CPU has that level.
 #include "dame/kernels.hpp"
 
 #include <cstdlib>
@@ -45,26 +45,47 @@ constinit copy_one_fn copy_one = base_copy_one;
 constinit const kernel_fn* pack_table = base_pack.data();
 constinit const kernel_fn* unpack_table = base_unpack.data();
 
-bool isa_forced_base() noexcept {
-    static const bool base = [] {
+namespace {
+// The highest level start-up may install: CH4LITE_DAME_ISA=base or v3 caps
+// it (read once; anything else leaves it to the CPU).
+int isa_cap() noexcept {
+    static const int cap = [] {
         const char* e = std::getenv("CH4LITE_DAME_ISA");
-        return e && std::strcmp(e, "base") == 0;
+        if (e && std::strcmp(e, "base") == 0) return 0;
+        if (e && std::strcmp(e, "v3") == 0) return 3;
+        return 4;
     }();
-    return base;
+    return cap;
 }
+}  // namespace
+
+bool isa_forced_base() noexcept { return isa_cap() == 0; }
 
 namespace {
-// x86-64-v4 kernels (kernels_v4.cpp) when the CPU has AVX-512 and
-// CH4LITE_DAME_ISA is not "base". The grouped transposes (VECTOR of VECTOR
-// of blocks of at most 32 bytes) keep the baseline code: compiled for
-// AVX-512 they ran slower (FFT2 receive, docs/dame.md).
-bool install_v4() noexcept {
-#if CH4LITE_DAME_HAVE_V4
-    if (isa_forced_base()) return false;
+int g_level = 0;  // the level installed: 0 (baseline), 3 or 4
+
+// The x86-64-v4 kernels (kernels_v4.cpp) when the CPU has AVX-512, else the
+// x86-64-v3 ones (kernels_v3.cpp) when it has AVX2, up to isa_cap(). The
+// grouped transposes (VECTOR of VECTOR of blocks of at most 32 bytes) keep
+// the baseline code: compiled for AVX-512 they ran slower (FFT2 receive,
+// docs/dame.md, "Kernels for the CPU").
+int install_isa() noexcept {
+#if CH4LITE_DAME_HAVE_ISA
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("x86-64-v4")) return false;
-    isa_pack = v4_pack_kernels;
-    isa_unpack = v4_unpack_kernels;
+    int level = 0;
+    if (isa_cap() >= 4 && __builtin_cpu_supports("x86-64-v4")) {
+        level = 4;
+        isa_pack = v4_pack_kernels;
+        isa_unpack = v4_unpack_kernels;
+        copy_one = v4_copy_one;
+    } else if (isa_cap() >= 3 && __builtin_cpu_supports("x86-64-v3")) {
+        level = 3;
+        isa_pack = v3_pack_kernels;
+        isa_unpack = v3_unpack_kernels;
+        copy_one = v3_copy_one;
+    } else {
+        return 0;
+    }
     for (int c = 0; c < n_fixed; ++c) {
         if (group_of(fixed_len[c]) > 1) {
             isa_pack[first_nested_kernel + c] = base_pack[first_nested_kernel + c];
@@ -73,16 +94,17 @@ bool install_v4() noexcept {
     }
     pack_table = isa_pack.data();
     unpack_table = isa_unpack.data();
-    copy_one = v4_copy_one;
-    return true;
+    return level;
 #else
-    return false;
+    return 0;
 #endif
 }
-[[maybe_unused]] const bool installed = install_v4();
+[[maybe_unused]] const bool installed = (g_level = install_isa()) > 0;
 }  // namespace
 
-const char* kernel_isa() noexcept { return pack_table == base_pack.data() ? "baseline" : "x86-64-v4"; }
+const char* kernel_isa() noexcept {
+    return g_level == 4 ? "x86-64-v4" : g_level == 3 ? "x86-64-v3" : "baseline";
+}
 
 uint8_t choose_kernel(op kind, int64_t blen, bool wide, bool far) noexcept {
     switch (kind) {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The kernel templates and the table builder, included by kernels.cpp (the
-// baseline instruction set) and kernels_v4.cpp (the same source compiled for
-// x86-64-v4, i.e. AVX-512). Everything here is in an unnamed namespace, so
-// each of the two files keeps its own instantiations: none can stand in for
-// the other's at link time. The block copies it uses (copy.hpp) are all
-// always inlined for the same reason.
+// baseline instruction set) and kernels_isa.inc (the same source compiled
+// for x86-64-v3, AVX2, and x86-64-v4, AVX-512). Everything here is in an
+// unnamed namespace, so each file keeps its own instantiations: none can
+// stand in for another's at link time. The block copies it uses (copy.hpp)
+// are all always inlined for the same reason.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -13,14 +13,18 @@
 
 namespace ch4lite::dame {
 
-// The tables of kernels_v4.cpp (x86-64 only), which kernels.cpp installs.
-#if defined(__x86_64__) && defined(CH4LITE_DAME_V4)
-#define CH4LITE_DAME_HAVE_V4 1
+// The tables of kernels_v3.cpp and kernels_v4.cpp (x86-64 only), which
+// kernels.cpp installs.
+#if defined(__x86_64__) && defined(CH4LITE_DAME_X86_LEVELS)
+#define CH4LITE_DAME_HAVE_ISA 1
+extern const std::array<kernel_fn, n_kernels> v3_pack_kernels;
+extern const std::array<kernel_fn, n_kernels> v3_unpack_kernels;
+int v3_copy_one(char* __restrict d, const char* __restrict s, int64_t n) noexcept;
 extern const std::array<kernel_fn, n_kernels> v4_pack_kernels;
 extern const std::array<kernel_fn, n_kernels> v4_unpack_kernels;
 int v4_copy_one(char* __restrict d, const char* __restrict s, int64_t n) noexcept;
 #else
-#define CH4LITE_DAME_HAVE_V4 0
+#define CH4LITE_DAME_HAVE_ISA 0
 #endif
 
 namespace {

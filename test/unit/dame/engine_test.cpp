@@ -20,22 +20,21 @@ namespace {
 const predefined_info* info(uintptr_t h) { return predefined(h); }
 }  // namespace
 
-// The x86-64-v4 kernels when the CPU has AVX-512, unless
-// CH4LITE_DAME_ISA=base (test unit.dame_base_isa runs every test so).
+// The x86-64-v4 kernels when the CPU has AVX-512, else the x86-64-v3 ones
+// when it has AVX2; CH4LITE_DAME_ISA=base or v3 caps the level (tests
+// unit.dame_base_isa and unit.dame_v3_isa run every test so).
 TEST(DameKernels, InstructionSetFollowsTheCpuAndTheSwitch) {
     const char* isa = ch4lite::dame::kernel_isa();
     std::printf("kernels: %s\n", isa);
     const char* e = std::getenv("CH4LITE_DAME_ISA");
-    if (e && std::strcmp(e, "base") == 0) {
-        EXPECT_STREQ(isa, "baseline");
-    } else {
+    const int cap = e && std::strcmp(e, "base") == 0 ? 0 : e && std::strcmp(e, "v3") == 0 ? 3 : 4;
+    const char* want = "baseline";
 #if defined(__x86_64__)
-        __builtin_cpu_init();
-        EXPECT_STREQ(isa, __builtin_cpu_supports("x86-64-v4") ? "x86-64-v4" : "baseline");
-#else
-        EXPECT_STREQ(isa, "baseline");
+    __builtin_cpu_init();
+    if (cap >= 4 && __builtin_cpu_supports("x86-64-v4")) want = "x86-64-v4";
+    else if (cap >= 3 && __builtin_cpu_supports("x86-64-v3")) want = "x86-64-v3";
 #endif
-    }
+    EXPECT_STREQ(isa, want);
 }
 
 TEST(DamePredefined, SizesExtentsAlignment) {
