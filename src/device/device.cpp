@@ -154,13 +154,16 @@ status init(int required, int& provided, std::string& error) {
     // Every rank of the job in this node's segment: the segment's ranks all
     // agreed that it is up (shm::transport::init), so every rank decides
     // alike and none publishes a netmod address.
-    g_dev.nm_open = !(g_dev.shm.active() && g_dev.shm.local_ranks() == g_dev.world_size) ||
+    g_dev.nm_open = g_dev.shm.local_ranks() != g_dev.world_size ||
                     util::env_bool("CH4LITE_NETMOD_ALWAYS", false);
     if (g_dev.nm_open) {
         s = g_dev.nm.init(g_dev.boot);
         if (s != status::ok) {
-            error = std::string("netmod '") + active_netmod::name + "' failed to initialize (" +
-                    to_string(s) + ")";
+            // Appended, not a chain of operator+: with the standard headers
+            // precompiled, GCC 12 reports its -Warray-bounds false positive
+            // on such chains from inside libstdc++.
+            error = "netmod '";
+            error.append(active_netmod::name).append("' failed to initialize (").append(to_string(s)).append(")");
             return s;
         }
     }

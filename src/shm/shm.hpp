@@ -184,7 +184,7 @@ class transport {
     void setup_rings();
     void probe_cma();
 
-    uint32_t nlocal_ = 0;  // ranks on this node sharing the segment (0/1: inactive)
+    uint32_t nlocal_ = 0;  // ranks sharing the segment (0: none; 1: a 1-rank job's own)
     uint32_t me_ = 0;      // my local index
     int world_rank_ = 0;
     bool inited_ = false;

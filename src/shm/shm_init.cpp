@@ -85,9 +85,13 @@ status transport::init(dev::bootstrap& bs, std::string& error) {
         note_ = "off";
         return status::ok;
     }
-    // Nothing to share when every rank is alone on its node; this is known
-    // to all ranks alike, so they all skip the fences below together.
-    if (bs.size() == 1 || bs.num_nodes() >= bs.size()) {
+    // A job of one rank keeps a segment of its own: its messages to itself
+    // then need no netmod, which is not opened (docs/netmod-ofi.md,
+    // "LOADING LIBFABRIC"). Otherwise nothing is shared when every rank is
+    // alone on its node; this is known to all ranks alike, so they all skip
+    // the fences below together.
+    if (bs.size() == 1) return create_or_attach(bs, {world_rank_}, error);
+    if (bs.num_nodes() >= bs.size()) {
         note_ = "on (no local peer)";
         return status::ok;
     }
@@ -103,12 +107,15 @@ status transport::create_or_attach(dev::bootstrap& bs, const std::vector<int>& l
                                    std::string& error) {
     const uint32_t n = static_cast<uint32_t>(locals.size());
     const bool creator = locals.front() == world_rank_;
+    // A segment for this node's ranks when there are several, or when this
+    // rank is the whole job (a ring to itself).
+    const bool wanted = n > 1 || bs.size() == 1;
     me_ = static_cast<uint32_t>(std::find(locals.begin(), locals.end(), world_rank_) - locals.begin());
     const bool cma_wanted = util::env_bool("CH4LITE_SHM_CMA", true);
     published pub{};
     std::string why;
     geometry g;
-    if (n > 1 && creator) {
+    if (wanted && creator) {
         g = choose_geometry(n);
         cookie_ = util::random64();
         status s = status::again;
@@ -146,7 +153,7 @@ status transport::create_or_attach(dev::bootstrap& bs, const std::vector<int>& l
         return s;
     }
     bool ok = false;
-    if (n > 1) {
+    if (wanted) {
         if (creator) {
             ok = pub.ok != 0;
         } else {
@@ -189,7 +196,7 @@ status transport::create_or_attach(dev::bootstrap& bs, const std::vector<int>& l
         error = "bootstrap fence failed while setting up shared memory";
         return s;
     }
-    if (n <= 1) {
+    if (!wanted) {
         note_ = "on (no local peer)";
         return status::ok;
     }
@@ -374,7 +381,8 @@ status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void*
 
 std::string transport::describe() const {
     if (!inited_) return enabled() ? "on" : "off";
-    if (!active()) return note_;
+    if (nlocal_ == 0) return note_;
+    if (nlocal_ == 1) return "on (1 rank)";
     const auto ok = static_cast<uint32_t>(std::count(cma_ok_.begin(), cma_ok_.end(), uint8_t{1}));
     char buf[96];
     std::snprintf(buf, sizeof buf, "on (%u local ranks, %s)", nlocal_,

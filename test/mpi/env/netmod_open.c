@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The netmod is opened, and libfabric loaded, only when some rank of the job
  * is outside this node's shared-memory segment (docs/netmod-ofi.md,
- * "LOADING LIBFABRIC"): with shm on, several ranks and one node it stays
- * closed; with shm off, one rank, nodes of fewer ranks (-ppn, which the
- * test harness announces in CH4LITE_TEST_PPN) or CH4LITE_NETMOD_ALWAYS=1 it
- * is opened. Either way every rank exchanges messages with every rank,
+ * "LOADING LIBFABRIC"): with shm on and one node (a 1-rank job included) it
+ * stays closed; with shm off, nodes of fewer ranks than the job (-ppn, which
+ * the test harness announces in CH4LITE_TEST_PPN) or CH4LITE_NETMOD_ALWAYS=1
+ * it is opened. Either way every rank exchanges messages with every rank,
  * itself included, and signal handlers installed before MPI_Init are still
  * in place after it (libinfinipath, which libfabric loads, installs its
  * own). */
@@ -43,8 +43,7 @@ int main(int argc, char** argv) {
 
     const int ppn = getenv("CH4LITE_TEST_PPN") ? atoi(getenv("CH4LITE_TEST_PPN")) : 0;
     const int one_node = ppn == 0 || ppn >= size;
-    const int closed = !env_is("CH4LITE_SHM", "0") && size >= 2 && one_node &&
-                       !env_is("CH4LITE_NETMOD_ALWAYS", "1");
+    const int closed = !env_is("CH4LITE_SHM", "0") && one_node && !env_is("CH4LITE_NETMOD_ALWAYS", "1");
     char lib[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
     CHECK_MPI(MPI_Get_library_version(lib, &len));
