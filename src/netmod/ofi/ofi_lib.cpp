@@ -20,9 +20,14 @@ void* g_handle = nullptr;
 template <class F>
 bool bind(void* h, const char* name, F& out, std::string& why) {
     out = reinterpret_cast<F>(::dlsym(h, name));
-    if (!out) why = std::string("it lacks ") + name;
+    if (!out) why.assign("it lacks ").append(name);
     return out != nullptr;
 }
+
+// The messages are built with append, not chains of operator+: with the
+// standard headers precompiled (cmake/Ch4liteLibrary.cmake), GCC 12 reports
+// its -Warray-bounds false positive on such chains from inside libstdc++.
+std::string& add(std::string& s, uint32_t v) { return s.append(std::to_string(v)); }
 
 }  // namespace
 
@@ -38,7 +43,7 @@ bool load(std::string& why) {
     }
     if (!h) {
         const char* e = ::dlerror();
-        why = std::string("cannot load ") + file + ": " + (e ? e : "unknown error");
+        why.assign("cannot load ").append(file).append(": ").append(e ? e : "unknown error");
         return false;
     }
     // dlsym gives each function's default version: the one a program linked
@@ -51,15 +56,15 @@ bool load(std::string& why) {
     if (!bind(h, "fi_version", version, what) || !bind(h, "fi_getinfo", f.getinfo, what) ||
         !bind(h, "fi_freeinfo", f.freeinfo, what) || !bind(h, "fi_dupinfo", f.dupinfo, what) ||
         !bind(h, "fi_fabric", f.fabric, what) || !bind(h, "fi_strerror", f.strerror, what)) {
-        why = std::string(file) + " is not libfabric: " + what;
+        why.assign(file).append(" is not libfabric: ").append(what);
         ::dlclose(h);
         return false;
     }
     const uint32_t v = version();
     if (FI_MAJOR(v) != FI_MAJOR_VERSION) {
-        why = std::string(file) + " is libfabric " + std::to_string(FI_MAJOR(v)) + "." +
-              std::to_string(FI_MINOR(v)) + "; ch4lite was built for major version " +
-              std::to_string(FI_MAJOR_VERSION);
+        why.assign(file).append(" is libfabric ");
+        add(add(why, FI_MAJOR(v)).append("."), FI_MINOR(v)).append("; ch4lite was built for major version ");
+        add(why, FI_MAJOR_VERSION);
         ::dlclose(h);
         return false;
     }

@@ -96,7 +96,7 @@ TEST(PmiClientServer, MalformedRequestsGetErrorRepliesNotHangs) {
     EXPECT_EQ(raw_call(fd, "id=1;\ncmd=get_appnum\n"), "cmd=appnum appnum=0\n");
     // An overlong line is answered once, then the connection resynchronises.
     EXPECT_EQ(raw_call(fd, "cmd=put value=" + std::string(3000, 'x')).substr(0, 15), "cmd=error rc=-1");
-    EXPECT_EQ(raw_call(fd, std::string(500, 'y') + "\ncmd=get_appnum\n"), "cmd=appnum appnum=0\n");
+    EXPECT_EQ(raw_call(fd, std::string(500, 'y').append("\ncmd=get_appnum\n")), "cmd=appnum appnum=0\n");
     EXPECT_EQ(raw_call(fd, "cmd=init pmi_version=2 pmi_subversion=0\n").substr(0, 28),
               "cmd=response_to_init rc=-1 m");
     EXPECT_EQ(raw_call(fd, "cmd=init pmi_version=1 pmi_subversion=1\n"),
