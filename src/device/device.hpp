@@ -78,7 +78,7 @@ struct device_state {
     // shares this node's segment (CH4LITE_NETMOD_ALWAYS=1: it always is):
     // then nm_quiet holds too, and nothing calls the netmod. Loading and
     // opening libfabric is most of a process's start-up (docs/netmod-ofi.md,
-    // "Loading libfabric"). The same on every rank; fixed at init.
+    // "LOADING LIBFABRIC"). The same on every rank; fixed at init.
     bool nm_open = false;
     // Operations waiting in the deferred FIFOs (device/deferred.hpp); read
     // inline on every send and poll.
