@@ -62,8 +62,6 @@ int isa_cap() noexcept {
 bool isa_forced_base() noexcept { return isa_cap() == 0; }
 
 namespace {
-int g_level = 0;  // the level installed: 0 (baseline), 3 or 4
-
 // The x86-64-v4 kernels (kernels_v4.cpp) when the CPU has AVX-512, else the
 // x86-64-v3 ones (kernels_v3.cpp) when it has AVX2, up to isa_cap(). The
 // grouped transposes (VECTOR of VECTOR of blocks of at most 32 bytes) keep
@@ -99,7 +97,8 @@ int install_isa() noexcept {
     return 0;
 #endif
 }
-[[maybe_unused]] const bool installed = (g_level = install_isa()) > 0;
+// The level installed at start-up: 0 (baseline), 3 or 4.
+const int g_level = install_isa();
 }  // namespace
 
 const char* kernel_isa() noexcept {

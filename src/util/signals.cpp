@@ -17,7 +17,6 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <initializer_list>
 #include <cstring>
 
 namespace {
@@ -38,21 +37,23 @@ void* handler_of(const struct sigaction& a) {
                                      : reinterpret_cast<void*>(a.sa_handler);
 }
 
+// The signals libinfinipath takes; the first five are the fatal ones.
 constexpr int guarded[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGINT, SIGTERM};
+constexpr int n_fatal = 5;
+
+// Installs `with` for sig if sig's handler now lives in libinfinipath or a
+// libpsm* object.
+void replace_psm_handler(int sig, const struct sigaction& with) {
+    struct sigaction now {};
+    if (sigaction(sig, nullptr, &now) == 0 && from_psm(handler_of(now))) sigaction(sig, &with, nullptr);
+}
 
 [[gnu::constructor]] void restore_fatal_signal_defaults() {
     if (keep_handlers()) return;
-    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
-        struct sigaction old {};
-        if (sigaction(sig, nullptr, &old) != 0) continue;
-        void* fn = handler_of(old);
-        if (fn == reinterpret_cast<void*>(SIG_DFL) || fn == reinterpret_cast<void*>(SIG_IGN)) continue;
-        if (!from_psm(fn)) continue;
-        struct sigaction dfl {};
-        dfl.sa_handler = SIG_DFL;
-        sigemptyset(&dfl.sa_mask);
-        sigaction(sig, &dfl, nullptr);
-    }
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    for (int i = 0; i < n_fatal; ++i) replace_psm_handler(guarded[i], dfl);
 }
 
 }  // namespace
@@ -67,11 +68,8 @@ psm_signal_guard::psm_signal_guard() noexcept {
 
 psm_signal_guard::~psm_signal_guard() {
     if (keep_handlers()) return;
-    for (int i = 0; i < n; ++i) {
-        struct sigaction now {};
-        if (!valid_[i] || sigaction(guarded[i], nullptr, &now) != 0) continue;
-        if (from_psm(handler_of(now))) sigaction(guarded[i], &before_[i], nullptr);
-    }
+    for (int i = 0; i < n; ++i)
+        if (valid_[i]) replace_psm_handler(guarded[i], before_[i]);
 }
 
 }  // namespace ch4lite::util
