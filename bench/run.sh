@@ -268,7 +268,7 @@ run() {
        note "$run_name under $run_tag (round $run_round): exit $rc; partial lines kept; see $o.err: $(grep -v '^$' "$o.err" | head -1)" ;;
   esac
   awk -v tag="$run_tag" -v round="$rtag" -F '\t' \
-    '$1 ~ /^(BENCH|RATIO|GOAL|TABLE|INFO)$/ { print tag "\t" round "\t" $0 }' "$o.out" >>"$raw"
+    '$1 ~ /^(BENCH|RATIO|GOAL|TABLE|INFO|PROBE)$/ { print tag "\t" round "\t" $0 }' "$o.out" >>"$raw"
 }
 
 # ---- run ------------------------------------------------------------------

@@ -148,6 +148,19 @@ static inline void bench_goal(const char *table, const char *ratio, const char *
     }
 }
 
+/* metric: a reference the program times right beside each row's other
+ * measurements, the same code in every implementation's process (a
+ * hand-written loop, say); "max" or "min" says which end is fastest. Every
+ * row of the table then takes all its values from the round where that
+ * probe was fastest, not the median over rounds (docs/benchmarks.md). */
+static inline void bench_probe(const char *table, const char *metric, const char *fastest)
+{
+    if (bench_rank() == 0) {
+        printf("PROBE\t%s\t%s\t%s\n", table, metric, fastest);
+        fflush(stdout);
+    }
+}
+
 /* One INFO line: the first line of MPI_Get_library_version (plus a
  * "Device" line, for MPICH), so the tables say which implementation, and for
  * ch4lite which netmod and shm setting, was measured. */

@@ -73,6 +73,12 @@ int main(int argc, char **argv) {
     bench_table("dame_pack", "layout", "MPI_Pack of DDTBench layouts, GB/s of packed bytes");
     bench_table("dame_unpack", "layout", "MPI_Unpack of DDTBench layouts, GB/s of packed bytes");
     bench_table("dame_commit", "layout", "type construction + MPI_Type_commit");
+    /* The hand-written loop, timed right after MPI_Pack / MPI_Unpack and the
+     * same code in every implementation's process, tells which round ran on
+     * an unshared core: each row's values come from the round where it was
+     * fastest (a core shared with another guest's thread halves it). */
+    bench_probe("dame_pack", "hand_GBps", "max");
+    bench_probe("dame_unpack", "hand_GBps", "max");
     const char *only = getenv("DAME_BENCH_ONLY"); /* substring filter, for development */
     for (int i = 0; ddt_make(i, &L); ++i) {
         if (only && !strstr(L.name, only)) {

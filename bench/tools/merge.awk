@@ -2,10 +2,11 @@
 # Table merger of the benchmark harness (POSIX awk; mawk and gawk).
 #   awk -F '\t' -v summary=<file> -f merge.awk <raw tsv>
 # Input: the runner's raw lines "<config>\t<round>\t<program line>", where a
-# program line is TABLE / BENCH / RATIO / GOAL / INFO (docs/benchmarks.md) and
+# program line is TABLE / BENCH / RATIO / GOAL / PROBE / INFO (docs/benchmarks.md) and
 # a round ending in "*" marks a run that other processes disturbed.
 # Output: one aligned text table per benchmark table on stdout (rows; each
-# configuration's value = median over rounds; the declared ratios; ✓/✗ where
+# configuration's value = median over rounds, or the probe's fastest round;
+# the declared ratios; ✓/✗ where
 # a goal applies), and, if `summary` is set, the merged numbers as TSV:
 #   VALUE  <table> <row> <config> <metric> <median> <runs> <min> <max> [disturbed]
 #   RATIO  <table> <row> <ratio> <value> <mark: ok|fail|->
@@ -66,6 +67,13 @@ $3 == "GOAL" && NF >= 7 {
         has_goal[g] = 1; n = ++ngoals[t]
         gratio[t, n] = $5; gop[t, n] = $6; gval[t, n] = $7 + 0; grows[t, n] = spec
     }
+    next
+}
+
+# PROBE <table> <metric> <max|min>: the table's rows take their values from
+# the round where that metric was fastest (pick_probe_rounds).
+$3 == "PROBE" && NF >= 6 && ($6 == "max" || $6 == "min") {
+    probe[$4, $5] = $6
     next
 }
 
@@ -344,19 +352,27 @@ function print_table(t,    i, j, n, r, c, m, k, cols, ncols, cell, w, line, nr, 
     for (k in cell) delete cell[k]
 }
 
-# A row that carries "cl_us" (the cache-line handoff the same two processes
-# measured during the run, bench/common/cacheline.h) takes all its values
-# from the round whose handoff was fastest, not the median: on a virtual
-# machine the vCPU placement changes the cost of moving a line between
-# cores up to 4x for seconds at a time, and values are only comparable
-# across configurations when they come from the same placement.
-function pick_fastest_handoff(    k, p, i, best, bi, rr, t, r, c, j, km) {
+# A row with a probe takes all its values from the round whose probe was
+# fastest, not the median. Probes: "cl_us" (the cache-line handoff the same
+# two processes measured during the run, bench/common/cacheline.h; smallest
+# is fastest) in any table, and the metric a PROBE line names for its table.
+# On this virtual machine the host changes the vCPUs' placement for seconds
+# at a time: a line moved between cores costs up to 4x more, and a core
+# shared with another guest's thread runs a scalar loop at half speed. Values
+# are only comparable across configurations when they come from the same
+# placement, and the probe (the same code in every configuration's process)
+# tells which round had the fast one.
+function pick_probe_rounds(    k, p, i, best, bi, rr, t, r, c, j, km, dirn, v) {
     for (k in nval) {
         split(k, p, SUBSEP)
-        if (p[4] != "cl_us") continue
+        if (p[4] == "cl_us") dirn = "min"
+        else if ((p[1], p[4]) in probe) dirn = probe[p[1], p[4]]
+        else continue
         best = ""; bi = 0
-        for (i = 1; i <= nval[k]; i++)
-            if (best == "" || val[k, i] < best) { best = val[k, i]; bi = i }
+        for (i = 1; i <= nval[k]; i++) {
+            v = val[k, i]
+            if (best == "" || (dirn == "min" ? v < best : v > best)) { best = v; bi = i }
+        }
         if (!bi) continue
         rr = dirty_k(k) ? dround[k, bi] : vround[k, bi]
         t = p[1]; r = p[2]; c = p[3]
@@ -375,7 +391,7 @@ END {
             nval[k] = ndirty[k]; dirty[k] = 1
         }
     for (k in nval) { med[k] = median(k); vmin[k] = mn; vmax[k] = mx }
-    pick_fastest_handoff()
+    pick_probe_rounds()
     for (i = 1; i <= ntables; i++) print_table(tables[i])
     if (goals_total)
         printf "goals: %d met, %d missed, %d without data (of %d)\n", goals_met + 0,
