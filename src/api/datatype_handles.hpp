@@ -10,6 +10,10 @@
 #include "dame/type.hpp"
 #include "util/handle_table.hpp"
 
+namespace ch4lite::dame {
+struct node;
+}
+
 namespace ch4lite::api {
 
 namespace detail {
@@ -32,6 +36,19 @@ struct quick_type {
     int64_t true_lb = 0;
 };
 extern constinit quick_type g_quick;
+
+// The same for the last committed non-contiguous type below
+// dame::stream_floor whose whole program is one kernel call (its root node
+// has a kernel: a vector of blocks, a 2-D face, one index list): the fast
+// path moves one element of it with that kernel. The node lives in the
+// type's program, which never changes after commit; the handle keeps the
+// type alive, and erase_type_handle forgets it here too.
+struct quick_kernel_type {
+    uintptr_t handle = 0;  // 0 is no handle
+    int64_t size = 0;
+    const dame::node* root = nullptr;
+};
+extern constinit quick_kernel_type g_quick_kernel;
 }  // namespace detail
 
 // nullptr for MPI_DATATYPE_NULL, freed or garbage handles.

@@ -27,11 +27,14 @@ namespace {
     return MPI_SUCCESS;
 }
 
-// Remembers datatype (t, committed) in detail::g_quick if the fast path of
-// MPI_Pack/MPI_Unpack can move it, for the next call.
+// Remembers datatype (t, committed) in detail::g_quick or
+// detail::g_quick_kernel if a fast path of MPI_Pack/MPI_Unpack can move it,
+// for the next call.
 void remember_quick(MPI_Datatype datatype, const dame::type& t) noexcept {
     if (dame::quick_type(t) && dame::quick_bytes(t.size()))
         api::detail::g_quick = {reinterpret_cast<uintptr_t>(datatype), t.size(), t.true_lb()};
+    else if (const dame::node* root = dame::quick_kernel_root(t); root && dame::quick_bytes(t.size()))
+        api::detail::g_quick_kernel = {reinterpret_cast<uintptr_t>(datatype), t.size(), root};
 }
 
 template <class N>
@@ -114,6 +117,26 @@ template <class C, class N>
     return true;
 }
 
+// The second fast path: one element (count 1) of the non-contiguous type
+// detail::g_quick_kernel remembers, moved by its root node's kernel as
+// dame::pack()/unpack() would (whole() -> run_full() -> that kernel, for
+// count 1 below stream_floor), without the checked path's look-up, checks and
+// calls. It returns the root node and the bytes to move, or nullptr: then
+// the call takes the checked path. One element of NAS_LU_y/12's type (twelve
+// 40-byte blocks): MPI_Pack 42-43 -> 17-19 ns (docs/dame.md).
+template <class C, class N>
+[[gnu::always_inline]] inline const dame::node* quick_kernel(C count, MPI_Datatype datatype, C size,
+                                                             const N* position, const void* buf,
+                                                             int64_t* bytes) noexcept {
+    const auto& last = api::detail::g_quick_kernel;
+    if (reinterpret_cast<uintptr_t>(datatype) != last.handle || count != 1 || !position || !buf)
+        return nullptr;
+    const int64_t pos = *position;
+    if (pos < 0 || pos > size || last.size > size - pos) return nullptr;
+    *bytes = last.size;
+    return last.root;
+}
+
 template <class C, class N>
 [[gnu::noinline]] int pack_checked(const void* inbuf, C incount, MPI_Datatype datatype, void* outbuf,
                                    C outsize, N* position, MPI_Comm comm) {
@@ -168,6 +191,13 @@ template <class C, class N>
         *position = static_cast<N>(pos + bytes);
         return copy_quick(static_cast<char*>(outbuf) + pos, static_cast<const char*>(inbuf) + lb, bytes);
     }
+    if (const dame::node* n = quick_kernel(incount, datatype, outsize, position, outbuf, &bytes)) {
+        const int64_t pos = *position;
+        *position = static_cast<N>(pos + bytes);
+        dame::kernel<dame::dir::pack>(n->kern)(*n, const_cast<char*>(static_cast<const char*>(inbuf)) + n->disp,
+                                               static_cast<char*>(outbuf) + pos);
+        return MPI_SUCCESS;
+    }
     return pack_checked_world(inbuf, incount, datatype, outbuf, outsize, position);
 }
 
@@ -181,6 +211,13 @@ template <class C, class N>
         const int64_t pos = *position;
         *position = static_cast<N>(pos + bytes);
         return copy_quick(static_cast<char*>(outbuf) + lb, static_cast<const char*>(inbuf) + pos, bytes);
+    }
+    if (const dame::node* n = quick_kernel(outcount, datatype, insize, position, inbuf, &bytes)) {
+        const int64_t pos = *position;
+        *position = static_cast<N>(pos + bytes);
+        dame::kernel<dame::dir::unpack>(n->kern)(*n, static_cast<char*>(outbuf) + n->disp,
+                                                 const_cast<char*>(static_cast<const char*>(inbuf)) + pos);
+        return MPI_SUCCESS;
     }
     return unpack_checked_world(inbuf, insize, position, outbuf, outcount, datatype);
 }

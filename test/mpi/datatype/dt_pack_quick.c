@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI_Pack/MPI_Unpack of contiguous types on MPI_COMM_WORLD, which take a
- * fast path of their own (src/api/pack.cpp): the bytes, the position and
+ * fast path of their own (src/api/pack.cpp), and of one element of a type
+ * whose program is one kernel call (a second one): the bytes, the position and
  * the bytes around the packed ones must be what the checked path gives, for
  * every copy length class and for types whose data starts away from the
  * buffer (true_lb != 0, MPI_BOTTOM); every argument error must still be
@@ -55,6 +56,163 @@ static void round_trip(const char* what, void* base, int data_off, MPI_Datatype 
     OK(MPI_Unpack(packed, outsize, &p, ubase, count, t, comm));
     EXPECT(p == pos + nbytes, "%s: unpack position %d, want %d", what, p, pos + nbytes);
     EXPECT(memcmp(typed, saved, span) == 0, "%s: unpacked bytes differ", what);
+}
+
+static void errors(MPI_Datatype t, int size);
+
+/* count elements of t (each n blocks of bl bytes, stride bytes apart, the
+ * next element extent bytes on) at position pos: the packed bytes against
+ * block copies, and unpack into zeroed blocks of a copy of src restores
+ * exactly those blocks. One element of such a type takes the second fast
+ * path (one kernel call); more take the checked path. */
+static void round_trip_blocks(const char* what, MPI_Datatype t, int count, int n, int bl, int stride,
+                              int extent, int pos, MPI_Comm comm) {
+    const int nbytes = count * n * bl, outsize = pos + nbytes + GUARD;
+    memset(packed, 0xA5, (size_t)outsize + GUARD);
+    memcpy(want, packed, (size_t)outsize + GUARD);
+    for (int e = 0, w = pos; e < count; ++e)
+        for (int i = 0; i < n; ++i, w += bl) memcpy(want + w, src + e * extent + i * stride, (size_t)bl);
+    int p = pos;
+    OK(MPI_Pack(src, count, t, packed, outsize, &p, comm));
+    EXPECT(p == pos + nbytes, "%s: pack position %d, want %d", what, p, pos + nbytes);
+    EXPECT(memcmp(packed, want, (size_t)outsize + GUARD) == 0, "%s: packed bytes differ", what);
+
+    const size_t span = (size_t)(count - 1) * extent + (size_t)(n - 1) * stride + bl + GUARD;
+    memcpy(back, src, span);
+    for (int e = 0; e < count; ++e)
+        for (int i = 0; i < n; ++i) memset(back + e * extent + i * stride, 0, (size_t)bl);
+    p = pos;
+    OK(MPI_Unpack(packed, outsize, &p, back, count, t, comm));
+    EXPECT(p == pos + nbytes, "%s: unpack position %d, want %d", what, p, pos + nbytes);
+    EXPECT(memcmp(back, src, span) == 0, "%s: unpacked bytes differ", what);
+}
+
+/* The second fast path (src/api/pack.cpp, quick_kernel): vectors of each
+ * block class, a 2-D face and an index list, with the same argument errors,
+ * types used in turn, a freed handle, and a type whose program is more
+ * than one kernel call. */
+static void kernel_types(void) {
+    static const int bls[] = {1, 8, 13, 40, 64, 300, 2000};
+    char what[96];
+    for (size_t i = 0; i < sizeof bls / sizeof bls[0]; ++i) {
+        const int bl = bls[i], stride = bl + 24, n = 12;
+        MPI_Datatype v;
+        OK(MPI_Type_vector(n, bl, stride, MPI_BYTE, &v));
+        OK(MPI_Type_commit(&v));
+        for (int pos = 0; pos < 3; ++pos) {
+            snprintf(what, sizeof what, "vector(%d, %d bytes, %d) at %d", n, bl, stride, pos * 5);
+            round_trip_blocks(what, v, 1, n, bl, stride, 0, pos * 5, MPI_COMM_WORLD);
+        }
+        snprintf(what, sizeof what, "2 x vector(%d, %d bytes, %d)", n, bl, stride);
+        round_trip_blocks(what, v, 2, n, bl, stride, (n - 1) * stride + bl, 3, MPI_COMM_WORLD);
+        snprintf(what, sizeof what, "vector(%d, %d bytes, %d), MPI_COMM_SELF", n, bl, stride);
+        round_trip_blocks(what, v, 1, n, bl, stride, 0, 1, MPI_COMM_SELF);
+        snprintf(what, sizeof what, "vector(%d, %d bytes, %d), again", n, bl, stride);
+        round_trip_blocks(what, v, 1, n, bl, stride, 0, 0, MPI_COMM_WORLD);
+        OK(MPI_Type_free(&v));
+    }
+
+    /* a 2-D face: 6 rows of 5 blocks of 8 bytes (one nested kernel) */
+    MPI_Datatype row, face;
+    OK(MPI_Type_vector(5, 1, 3, MPI_DOUBLE, &row));
+    OK(MPI_Type_create_hvector(6, 1, 400, row, &face));
+    OK(MPI_Type_commit(&face));
+    for (int k = 0; k < 2; ++k) { /* the second time from the fast path */
+        const int outsize = 240 + GUARD;
+        int p = 0;
+        memset(packed, 0xA5, (size_t)outsize);
+        OK(MPI_Pack(src, 1, face, packed, outsize, &p, MPI_COMM_WORLD));
+        EXPECT(p == 240, "2-D face: pack position %d", p);
+        for (int r = 0, w = 0; r < 6; ++r)
+            for (int c = 0; c < 5; ++c, w += 8)
+                EXPECT(memcmp(packed + w, src + r * 400 + c * 24, 8) == 0, "2-D face: block %d,%d differs", r, c);
+        EXPECT(packed[240] == 0xA5, "2-D face: pack wrote past its bytes");
+    }
+    OK(MPI_Type_free(&face));
+    OK(MPI_Type_free(&row));
+
+    /* an index list: 9 blocks of 3 ints at scattered places */
+    static const int idx[9] = {40, 3, 77, 12, 150, 0, 99, 61, 120};
+    MPI_Datatype ib;
+    OK(MPI_Type_create_indexed_block(9, 3, idx, MPI_INT, &ib));
+    OK(MPI_Type_commit(&ib));
+    for (int k = 0; k < 3; ++k) {
+        const int outsize = 108 + GUARD;
+        int p = 2;
+        memset(packed, 0xA5, (size_t)outsize);
+        OK(MPI_Pack(src, 1, ib, packed, outsize, &p, MPI_COMM_WORLD));
+        EXPECT(p == 110, "index list: pack position %d", p);
+        for (int b = 0; b < 9; ++b)
+            EXPECT(memcmp(packed + 2 + b * 12, src + idx[b] * 4, 12) == 0, "index list: block %d differs", b);
+        memcpy(back, src, 800);
+        for (int b = 0; b < 9; ++b) memset(back + idx[b] * 4, 0, 12);
+        p = 2;
+        OK(MPI_Unpack(packed, outsize, &p, back, 1, ib, MPI_COMM_WORLD));
+        EXPECT(p == 110 && memcmp(back, src, 800) == 0, "index list: unpack differs (position %d)", p);
+    }
+    OK(MPI_Type_free(&ib));
+
+    /* a struct of two vectors over different basic types: more than one
+     * kernel, so the checked path every time */
+    MPI_Datatype vi, vd, st, parts[2];
+    OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vi));
+    OK(MPI_Type_vector(2, 1, 3, MPI_DOUBLE, &vd));
+    parts[0] = vi, parts[1] = vd;
+    int sbl[2] = {1, 1};
+    MPI_Aint sd[2] = {0, 64};
+    OK(MPI_Type_create_struct(2, sbl, sd, parts, &st));
+    OK(MPI_Type_commit(&st));
+    for (int k = 0; k < 2; ++k) {
+        int p = 0;
+        memset(packed, 0xA5, 64);
+        OK(MPI_Pack(src, 1, st, packed, 64, &p, MPI_COMM_WORLD));
+        EXPECT(p == 28, "struct: pack position %d", p);
+        EXPECT(memcmp(packed, src, 4) == 0 && memcmp(packed + 4, src + 8, 4) == 0 &&
+                   memcmp(packed + 8, src + 16, 4) == 0 && memcmp(packed + 12, src + 64, 8) == 0 &&
+                   memcmp(packed + 20, src + 88, 8) == 0 && packed[28] == 0xA5,
+               "struct: packed bytes differ");
+    }
+    OK(MPI_Type_free(&st));
+    OK(MPI_Type_free(&vd));
+    OK(MPI_Type_free(&vi));
+
+    /* two types in turn, then a freed handle */
+    MPI_Datatype va, vb;
+    OK(MPI_Type_vector(4, 8, 20, MPI_BYTE, &va));
+    OK(MPI_Type_vector(3, 16, 40, MPI_BYTE, &vb));
+    OK(MPI_Type_commit(&va));
+    OK(MPI_Type_commit(&vb));
+    for (int k = 0; k < 4; ++k) {
+        snprintf(what, sizeof what, "alternating vectors, round %d, 32 bytes", k);
+        round_trip_blocks(what, va, 1, 4, 8, 20, 0, k, MPI_COMM_WORLD);
+        snprintf(what, sizeof what, "alternating vectors, round %d, 48 bytes", k);
+        round_trip_blocks(what, vb, 1, 3, 16, 40, 0, k, MPI_COMM_WORLD);
+    }
+    MPI_Datatype stale = vb;
+    OK(MPI_Type_free(&vb));
+    int sp = 0;
+    EXPECT_CLASS(MPI_Pack(src, 1, stale, packed, 64, &sp, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Unpack(packed, 64, &sp, back, 1, stale, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    EXPECT(sp == 0, "a pack through a freed vector moved the position to %d", sp);
+    /* a new type may reuse the freed handle: it must move its own bytes */
+    MPI_Datatype vc;
+    OK(MPI_Type_vector(2, 24, 30, MPI_BYTE, &vc));
+    OK(MPI_Type_commit(&vc));
+    round_trip_blocks("vector after the freed one", vc, 1, 2, 24, 30, 0, 1, MPI_COMM_WORLD);
+    OK(MPI_Type_free(&vc));
+
+    /* the argument errors, once the fast path remembers the type; the _c forms */
+    MPI_Count pc = 7;
+    OK(MPI_Pack_c(src, 1, va, packed, 7 + 32 + GUARD, &pc, MPI_COMM_WORLD));
+    EXPECT(pc == 39 && memcmp(packed + 7, src, 8) == 0 && memcmp(packed + 15, src + 20, 8) == 0,
+           "vector, _c: pack position %lld or bytes differ", (long long)pc);
+    pc = 7;
+    memset(back, 0, 100);
+    OK(MPI_Unpack_c(packed, 7 + 32 + GUARD, &pc, back, 1, va, MPI_COMM_WORLD));
+    EXPECT(pc == 39 && memcmp(back + 60, src + 60, 8) == 0 && back[8] == 0,
+           "vector, _c: unpack position %lld or bytes differ", (long long)pc);
+    errors(va, 32);
+    OK(MPI_Type_free(&va));
 }
 
 /* The _c forms, on the same data. */
@@ -234,6 +392,8 @@ int main(int argc, char** argv) {
                  MPI_ERR_COUNT);
     EXPECT_CLASS(MPI_Pack(src, 1, huge, packed, 64, &(int){0}, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
     OK(MPI_Type_free(&huge));
+
+    kernel_types();
 
     /* still usable */
     round_trip("after the errors", src, 0, MPI_DOUBLE, 60, 480, 0, MPI_COMM_WORLD);
