@@ -5,7 +5,7 @@ namespace ch4lite::api {
 
 constinit detail::type_table detail::g_types;
 constinit detail::quick_type detail::g_quick;
-constinit detail::quick_kernel_type detail::g_quick_kernel;
+constinit detail::quick_typed detail::g_quick_typed;
 
 MPI_Datatype new_type_handle(dame::type* t, int* err_class) noexcept {
     const uintptr_t h = detail::types().insert(t);
@@ -20,7 +20,7 @@ MPI_Datatype new_type_handle(dame::type* t, int* err_class) noexcept {
 void erase_type_handle(MPI_Datatype dt) noexcept {
     erase_type_name(dt);
     if (detail::g_quick.handle == reinterpret_cast<uintptr_t>(dt)) detail::g_quick = {};
-    if (detail::g_quick_kernel.handle == reinterpret_cast<uintptr_t>(dt)) detail::g_quick_kernel = {};
+    if (detail::g_quick_typed.handle == reinterpret_cast<uintptr_t>(dt)) detail::g_quick_typed = {};
     detail::types().erase(reinterpret_cast<uintptr_t>(dt));
 }
 

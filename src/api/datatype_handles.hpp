@@ -37,18 +37,21 @@ struct quick_type {
 };
 extern constinit quick_type g_quick;
 
-// The same for the last committed non-contiguous type below
-// dame::stream_floor whose whole program is one kernel call (its root node
-// has a kernel: a vector of blocks, a 2-D face, one index list): the fast
-// path moves one element of it with that kernel. The node lives in the
-// type's program, which never changes after commit; the handle keeps the
-// type alive, and erase_type_handle forgets it here too.
-struct quick_kernel_type {
+// The last other committed type with data that the checked path of
+// MPI_Pack/MPI_Unpack moved (not contiguous, or 1 MiB or more): the second
+// fast path moves it through `type` without the look-up and the checks.
+// `root`, when not null, is the root node of a type whose one element below
+// dame::stream_floor is one call of that node's kernel (a vector of blocks,
+// a 2-D face, one index list): count 1 then calls the kernel directly. The
+// type and its program never change after commit; the handle keeps the type
+// alive, and erase_type_handle forgets it here too.
+struct quick_typed {
     uintptr_t handle = 0;  // 0 is no handle
     int64_t size = 0;
+    const dame::type* type = nullptr;
     const dame::node* root = nullptr;
 };
-extern constinit quick_kernel_type g_quick_kernel;
+extern constinit quick_typed g_quick_typed;
 }  // namespace detail
 
 // nullptr for MPI_DATATYPE_NULL, freed or garbage handles.

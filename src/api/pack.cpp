@@ -27,14 +27,16 @@ namespace {
     return MPI_SUCCESS;
 }
 
-// Remembers datatype (t, committed) in detail::g_quick or
-// detail::g_quick_kernel if a fast path of MPI_Pack/MPI_Unpack can move it,
-// for the next call.
+// Remembers datatype (t, committed) for the next call: in detail::g_quick
+// if the first fast path of MPI_Pack/MPI_Unpack can move it, else in
+// detail::g_quick_typed if it has data.
 void remember_quick(MPI_Datatype datatype, const dame::type& t) noexcept {
+    const auto h = reinterpret_cast<uintptr_t>(datatype);
     if (dame::quick_type(t) && dame::quick_bytes(t.size()))
-        api::detail::g_quick = {reinterpret_cast<uintptr_t>(datatype), t.size(), t.true_lb()};
-    else if (const dame::node* root = dame::quick_kernel_root(t); root && dame::quick_bytes(t.size()))
-        api::detail::g_quick_kernel = {reinterpret_cast<uintptr_t>(datatype), t.size(), root};
+        api::detail::g_quick = {h, t.size(), t.true_lb()};
+    else if (t.size() > 0)
+        api::detail::g_quick_typed = {h, t.size(), &t,
+                                      dame::quick_bytes(t.size()) ? dame::quick_kernel_root(t) : nullptr};
 }
 
 template <class N>
@@ -117,24 +119,30 @@ template <class C, class N>
     return true;
 }
 
-// The second fast path: one element (count 1) of the non-contiguous type
-// detail::g_quick_kernel remembers, moved by its root node's kernel as
-// dame::pack()/unpack() would (whole() -> run_full() -> that kernel, for
-// count 1 below stream_floor), without the checked path's look-up, checks and
-// calls. It returns the root node and the bytes to move, or nullptr: then
-// the call takes the checked path. One element of NAS_LU_y/12's type (twelve
-// 40-byte blocks): MPI_Pack 42-43 -> 17-19 ns (docs/dame.md).
+// The second fast path: the type detail::g_quick_typed remembers, any count
+// from 1, no argument that raises an error. It returns that record and the
+// bytes to move, or nullptr: then the call takes the checked path. The
+// caller moves the bytes with dame::pack()/unpack(), as the checked path
+// does, or for one element of a one-kernel type with that kernel, as they
+// do for count 1 below stream_floor (whole() -> run_full() on the root).
+// This skips the checked path's type look-up, its checks and two calls:
+// one element of NAS_LU_y/12's type (twelve 40-byte blocks), MPI_Pack
+// 42-43 -> 17-19 ns; a small struct of two kernels 56-59 -> 30-32 ns
+// (docs/dame.md).
 template <class C, class N>
-[[gnu::always_inline]] inline const dame::node* quick_kernel(C count, MPI_Datatype datatype, C size,
-                                                             const N* position, const void* buf,
-                                                             int64_t* bytes) noexcept {
-    const auto& last = api::detail::g_quick_kernel;
-    if (reinterpret_cast<uintptr_t>(datatype) != last.handle || count != 1 || !position || !buf)
+[[gnu::always_inline]] inline const api::detail::quick_typed* quick_typed(C count, MPI_Datatype datatype,
+                                                                          C size, const N* position,
+                                                                          const void* buf,
+                                                                          int64_t* bytes) noexcept {
+    const auto& last = api::detail::g_quick_typed;
+    if (reinterpret_cast<uintptr_t>(datatype) != last.handle || count < 1 || !position || !buf)
         return nullptr;
+    int64_t b = 0;
+    if (__builtin_mul_overflow(static_cast<int64_t>(count), last.size, &b)) return nullptr;
     const int64_t pos = *position;
-    if (pos < 0 || pos > size || last.size > size - pos) return nullptr;
-    *bytes = last.size;
-    return last.root;
+    if (pos < 0 || pos > size || b > size - pos) return nullptr;
+    *bytes = b;
+    return &last;
 }
 
 template <class C, class N>
@@ -191,11 +199,14 @@ template <class C, class N>
         *position = static_cast<N>(pos + bytes);
         return copy_quick(static_cast<char*>(outbuf) + pos, static_cast<const char*>(inbuf) + lb, bytes);
     }
-    if (const dame::node* n = quick_kernel(incount, datatype, outsize, position, outbuf, &bytes)) {
+    if (const auto* q = quick_typed(incount, datatype, outsize, position, outbuf, &bytes)) {
         const int64_t pos = *position;
         *position = static_cast<N>(pos + bytes);
-        dame::kernel<dame::dir::pack>(n->kern)(*n, const_cast<char*>(static_cast<const char*>(inbuf)) + n->disp,
-                                               static_cast<char*>(outbuf) + pos);
+        char* out = static_cast<char*>(outbuf) + pos;
+        if (const dame::node* n = q->root; n && incount == 1)
+            dame::kernel<dame::dir::pack>(n->kern)(*n, const_cast<char*>(static_cast<const char*>(inbuf)) + n->disp, out);
+        else
+            dame::pack(*q->type, inbuf, incount, out);
         return MPI_SUCCESS;
     }
     return pack_checked_world(inbuf, incount, datatype, outbuf, outsize, position);
@@ -212,11 +223,14 @@ template <class C, class N>
         *position = static_cast<N>(pos + bytes);
         return copy_quick(static_cast<char*>(outbuf) + lb, static_cast<const char*>(inbuf) + pos, bytes);
     }
-    if (const dame::node* n = quick_kernel(outcount, datatype, insize, position, inbuf, &bytes)) {
+    if (const auto* q = quick_typed(outcount, datatype, insize, position, inbuf, &bytes)) {
         const int64_t pos = *position;
         *position = static_cast<N>(pos + bytes);
-        dame::kernel<dame::dir::unpack>(n->kern)(*n, static_cast<char*>(outbuf) + n->disp,
-                                                 const_cast<char*>(static_cast<const char*>(inbuf)) + pos);
+        const char* in = static_cast<const char*>(inbuf) + pos;
+        if (const dame::node* n = q->root; n && outcount == 1)
+            dame::kernel<dame::dir::unpack>(n->kern)(*n, static_cast<char*>(outbuf) + n->disp, const_cast<char*>(in));
+        else
+            dame::unpack(*q->type, outbuf, outcount, in);
         return MPI_SUCCESS;
     }
     return unpack_checked_world(inbuf, insize, position, outbuf, outcount, datatype);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* MPI_Pack/MPI_Unpack of contiguous types on MPI_COMM_WORLD, which take a
- * fast path of their own (src/api/pack.cpp), and of one element of a type
- * whose program is one kernel call (a second one): the bytes, the position and
+ * fast path of their own (src/api/pack.cpp), and of other committed types
+ * (a second one): the bytes, the position and
  * the bytes around the packed ones must be what the checked path gives, for
  * every copy length class and for types whose data starts away from the
  * buffer (true_lb != 0, MPI_BOTTOM); every argument error must still be
@@ -98,10 +98,10 @@ static void round_trip_blocks(const char* what, MPI_Datatype t, int count, int n
     EXPECT(memcmp(back, src, span) == 0, "%s: unpacked bytes differ", what);
 }
 
-/* The second fast path (src/api/pack.cpp, quick_kernel): vectors of each
- * block class, a 2-D face and an index list, with the same argument errors,
- * types used in turn, a freed handle, and a type whose program is more
- * than one kernel call. */
+/* The second fast path (src/api/pack.cpp, quick_typed): vectors of each
+ * block class, a 2-D face and an index list (one kernel call per element),
+ * a struct of two kernels (dame::pack), with the same argument errors, types
+ * used in turn and a freed handle. */
 static void kernel_types(void) {
     static const int bls[] = {1, 8, 13, 40, 64, 300, 2000};
     char what[96];
@@ -164,7 +164,8 @@ static void kernel_types(void) {
     OK(MPI_Type_free(&ib));
 
     /* a struct of two vectors over different basic types: more than one
-     * kernel, so the checked path every time */
+     * kernel, so dame::pack through the remembered type from the second
+     * call on; and three of them (extent 96: the doubles' alignment) */
     MPI_Datatype vi, vd, st, parts[2];
     OK(MPI_Type_vector(3, 1, 2, MPI_INT, &vi));
     OK(MPI_Type_vector(2, 1, 3, MPI_DOUBLE, &vd));
@@ -183,9 +184,35 @@ static void kernel_types(void) {
                    memcmp(packed + 20, src + 88, 8) == 0 && packed[28] == 0xA5,
                "struct: packed bytes differ");
     }
+    for (int k = 0; k < 2; ++k) {
+        int p = 1;
+        memset(packed, 0xA5, 128);
+        OK(MPI_Pack(src, 3, st, packed, 128, &p, MPI_COMM_WORLD));
+        EXPECT(p == 85, "3 structs: pack position %d", p);
+        for (int e = 0; e < 3; ++e) {
+            const unsigned char* q = packed + 1 + 28 * e;
+            const unsigned char* b = src + 96 * e;
+            EXPECT(memcmp(q, b, 4) == 0 && memcmp(q + 4, b + 8, 4) == 0 && memcmp(q + 8, b + 16, 4) == 0 &&
+                       memcmp(q + 12, b + 64, 8) == 0 && memcmp(q + 20, b + 88, 8) == 0,
+                   "3 structs: element %d differs", e);
+        }
+        EXPECT(packed[0] == 0xA5 && packed[85] == 0xA5, "3 structs: pack wrote outside its bytes");
+        memcpy(back, src, 400);
+        for (int e = 0; e < 3; ++e) {
+            memset(back + 96 * e, 0, 4), memset(back + 96 * e + 8, 0, 4), memset(back + 96 * e + 16, 0, 4);
+            memset(back + 96 * e + 64, 0, 8), memset(back + 96 * e + 88, 0, 8);
+        }
+        p = 1;
+        OK(MPI_Unpack(packed, 128, &p, back, 3, st, MPI_COMM_WORLD));
+        EXPECT(p == 85 && memcmp(back, src, 400) == 0, "3 structs: unpack differs (position %d)", p);
+    }
     OK(MPI_Type_free(&st));
     OK(MPI_Type_free(&vd));
     OK(MPI_Type_free(&vi));
+
+    /* a predefined type with a gap (double + int: 12 bytes, extent 16) */
+    for (int k = 0; k < 3; ++k)
+        round_trip_blocks("3 MPI_DOUBLE_INT", MPI_DOUBLE_INT, 3, 1, 12, 16, 16, k, MPI_COMM_WORLD);
 
     /* two types in turn, then a freed handle */
     MPI_Datatype va, vb;
@@ -389,6 +416,12 @@ int main(int argc, char** argv) {
     EXPECT_CLASS(MPI_Unpack_c(packed, 64, &p, back, (MPI_Count)1 << 30, huge, MPI_COMM_WORLD),
                  MPI_ERR_COUNT);
     EXPECT_CLASS(MPI_Pack(src, 1, huge, packed, 64, &(int){0}, MPI_COMM_WORLD), MPI_ERR_TRUNCATE);
+    /* the same once the second fast path remembers the type (the failed
+     * call above did): the product still overflows, not wraps to 64 */
+    p = 0;
+    EXPECT_CLASS(MPI_Pack_c(src, (MPI_Count)1 << 24, huge, packed, 64, &p, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPI_Unpack_c(packed, 64, &p, back, (MPI_Count)1 << 24, huge, MPI_COMM_WORLD), MPI_ERR_COUNT);
+    EXPECT(p == 0, "an overflowing count moved the position to %lld", (long long)p);
     OK(MPI_Type_free(&huge));
 
     kernel_types();
