@@ -2,6 +2,7 @@
 // MPI type constructors: argument checks, then dame::make_* (all logic is in
 // DAME). The _c (large-count) variants share the same bodies; what differs is
 // only which contents arrays MPI_Type_get_contents reports.
+#include <cstring>
 #include <new>
 
 #include "api/datatype_attr.hpp"
@@ -43,14 +44,22 @@ void put(contents& c, bool large, std::initializer_list<int64_t> v) {
         else c.ints.push_back(static_cast<int>(x));
     }
 }
-void put(contents& c, bool large, const std::vector<int64_t>& v) {
+template <class T>
+void put(contents& c, bool large, const T* v, int64_t n) {
     if (large) {
-        c.counts.insert(c.counts.end(), v.begin(), v.end());
+        c.counts.insert(c.counts.end(), v, v + n);
+    } else if constexpr (std::is_same_v<T, int>) {
+        const size_t at = c.ints.size();
+        c.ints.resize(at + static_cast<size_t>(n));
+        if (n) std::memcpy(c.ints.data() + at, v, static_cast<size_t>(n) * sizeof(int));
     } else {
         const size_t at = c.ints.size();
-        c.ints.resize(at + v.size());
-        for (size_t i = 0; i < v.size(); ++i) c.ints[at + i] = static_cast<int>(v[i]);
+        c.ints.resize(at + static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) c.ints[at + i] = static_cast<int>(v[i]);
     }
+}
+void put(contents& c, bool large, const dame::pool_vec<int64_t>& v) {
+    put(c, large, v.data(), static_cast<int64_t>(v.size()));
 }
 
 // The array order of subarray and darray: MPI_ORDER_C or MPI_ORDER_FORTRAN.
@@ -114,7 +123,7 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     return guarded(fn, t, [&] {
-        const std::vector<int64_t> b = widen(bl, count), d = widen(disps, count);
+        const auto b = widen(bl, count), d = widen(disps, count);
         const status s = dame::make_indexed(count, b.data(), d.data(), bytes, old, &t);
         contents c;
         reserve(c, large, 1 + count + (bytes && !large ? 0 : count));
@@ -138,13 +147,20 @@ int block_impl(const char* fn, int64_t count, int64_t bl, const D* disps, bool b
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     return guarded(fn, t, [&] {
-        const std::vector<int64_t> d = widen(disps, count);
-        const status s = dame::make_indexed_block(count, bl, d.data(), bytes, old, &t);
+        // The user's list goes to the type and to the contents as it is
+        // (ints, or 64-bit values), without a widened copy in between.
+        status s;
+        if constexpr (std::is_same_v<D, int>) {
+            s = dame::make_indexed_block(count, bl, disps, old, &t);  // bytes: only with MPI_Aint
+        } else {
+            static_assert(std::is_same_v<D, int64_t>);  // MPI_Aint, MPI_Count
+            s = dame::make_indexed_block(count, bl, disps, bytes, old, &t);
+        }
         contents c;
         reserve(c, large, 2 + (bytes && !large ? 0 : count));
         put(c, large, {count, bl});
-        if (bytes && !large) c.aints = d;
-        else put(c, large, d);
+        if (bytes && !large) c.aints.assign(disps, disps + count);
+        else put(c, large, disps, count);
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
     });
 }
@@ -171,7 +187,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
                 DT_FAIL(MPI_ERR_TYPE, "invalid array_of_types[%lld] %p: not a valid datatype",
                         static_cast<long long>(i), static_cast<void*>(types[i]));
         }
-        const std::vector<int64_t> b = widen(bl, count), d = widen(disps, count);
+        const auto b = widen(bl, count), d = widen(disps, count);
         const status s = dame::make_struct(count, b.data(), d.data(), ts.data(), &t);
         contents c;
         reserve(c, large, 1 + count + (large ? count : 0));
@@ -205,7 +221,7 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     return guarded(fn, t, [&] {
-        const std::vector<int64_t> z = widen(sizes, ndims), sub = widen(subsizes, ndims),
+        const auto z = widen(sizes, ndims), sub = widen(subsizes, ndims),
                                    st = widen(starts, ndims);
         const status s = dame::make_subarray(ndims, z.data(), sub.data(), st.data(),
                                              order == MPI_ORDER_C, old, &t);
@@ -262,7 +278,7 @@ int darray_impl(const char* fn, int size, int rank, int ndims, const N* gsizes, 
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     return guarded(fn, t, [&] {
-        const std::vector<int64_t> g = widen(gsizes, ndims), p = widen(psizes, ndims);
+        const auto g = widen(gsizes, ndims), p = widen(psizes, ndims);
         std::vector<int64_t> a(static_cast<size_t>(ndims));
         std::vector<dame::distrib> d(static_cast<size_t>(ndims));
         for (int i = 0; i < ndims; ++i) {

@@ -44,8 +44,8 @@ int finish(const char* fn, ch4lite::status s, dame::type* t, dame::contents c, b
            std::span<dame::type* const> user, MPI_Datatype* newtype) noexcept;
 
 template <class T>
-std::vector<int64_t> widen(const T* a, int64_t n) {
-    return n > 0 ? std::vector<int64_t>(a, a + n) : std::vector<int64_t>{};
+dame::pool_vec<int64_t> widen(const T* a, int64_t n) {
+    return n > 0 ? dame::pool_vec<int64_t>(a, a + n) : dame::pool_vec<int64_t>{};
 }
 
 }  // namespace ch4lite::api::dt

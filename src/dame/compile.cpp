@@ -8,6 +8,7 @@
 
 #include "dame/ir.hpp"
 #include "dame/kernels.hpp"
+#include "dame/lists.hpp"
 #include "dame/program.hpp"
 #include "dame/type.hpp"
 
@@ -28,14 +29,6 @@ int64_t sat_mul(int64_t a, int64_t b) {
 seg_info segments_of(const ir& n) {
     seg_info r;
     if (n.size() == 0) return r;
-    auto chain = [&](int64_t cnt, auto&& origin_of, const seg_info& k) {
-        // cnt copies of k; copy i starts at origin_of(i).
-        r.segs = sat_mul(cnt, k.segs);
-        for (int64_t i = 0; i + 1 < cnt; ++i)
-            if (origin_of(i) + k.last_end == origin_of(i + 1) + k.first) --r.segs;
-        r.first = origin_of(0) + k.first;
-        r.last_end = origin_of(cnt - 1) + k.last_end;
-    };
     switch (n.k) {
         case ir_kind::leaf:
             r = {1, 0, n.len};
@@ -48,9 +41,14 @@ seg_info segments_of(const ir& n) {
             r.last_end = (n.count - 1) * n.stride + k.last_end;
             break;
         }
-        case ir_kind::blkidx:
-            chain(n.count, [&](int64_t i) { return n.disps[i]; }, segments_of(*n.kid()));
+        case ir_kind::blkidx: {
+            const seg_info k = segments_of(*n.kid());
+            r.segs = sat_mul(n.count, k.segs) -
+                     lists::count_steps(n.disps.data(), n.disps.size(), k.last_end - k.first);
+            r.first = n.disps.front() + k.first;
+            r.last_end = n.disps.back() + k.last_end;
             break;
+        }
         case ir_kind::idx: {
             // Block b = blens[b] copies at disps[b] + j*stride.
             const seg_info k = segments_of(*n.kid());
@@ -92,30 +90,26 @@ struct compiler {
 
     // v as int32 when every value fits, else int64 (*wide); *span: highest
     // minus lowest value (representable: builder::finish checks the bounds).
-    const void* list(const std::vector<int64_t>& v, bool* wide, int64_t* span = nullptr) {
-        // Values, not iterators: GCC vectorizes this loop and not
-        // std::minmax_element (about 0.4 ns per displacement: LAMMPS_full/106368
-        // construct + commit 61 -> 57 us).
-        int64_t lo = v.empty() ? 0 : v[0], hi = lo;
-        for (const int64_t x : v) lo = std::min(lo, x), hi = std::max(hi, x);
+    const void* list(const pool_vec<int64_t>& v, bool* wide, int64_t* span = nullptr) {
+        int64_t lo = 0, hi = 0;
+        if (!v.empty()) lists::bounds(v.data(), v.size(), &lo, &hi);
         const bool fits = lo >= INT32_MIN && hi <= INT32_MAX;
         *wide = !fits;
         if (span) *span = hi - lo;
         if (fits) {
-            auto a = std::make_unique_for_overwrite<int32_t[]>(v.size());
-            std::copy(v.begin(), v.end(), a.get());
             p.list_bytes_ += v.size() * 4;
-            p.lists32_.push_back(std::move(a));
-            return p.lists32_.back().get();
+            pool_vec<int32_t>& a = p.lists32_.emplace_back();
+            a.resize(v.size());
+            lists::narrow(a.data(), v.data(), v.size());
+            return a.data();
         }
         return list64(v);
     }
-    const int64_t* list64(const std::vector<int64_t>& v) {
-        auto a = std::make_unique_for_overwrite<int64_t[]>(v.size());
-        std::copy(v.begin(), v.end(), a.get());
+    const int64_t* list64(const pool_vec<int64_t>& v) {
         p.list_bytes_ += v.size() * 8;
-        p.lists64_.push_back(std::move(a));
-        return p.lists64_.back().get();
+        pool_vec<int64_t>& a = p.lists64_.emplace_back();
+        copy_into(a, v.data(), v.size());
+        return a.data();
     }
 
     static uint8_t align_of(int64_t bits) {
@@ -160,7 +154,7 @@ struct compiler {
                 nd.kind = op::indexed;
                 nd.stride = n.stride;
                 nd.disps = list(n.disps, &wide);
-                std::vector<int64_t> pre{0};
+                pool_vec<int64_t> pre{0};
                 for (int64_t b : n.blens) pre.push_back(pre.back() + b);
                 nd.prefix = list64(pre);
                 for (size_t i = 0; i < n.disps.size(); ++i) bits |= n.disps[i] | n.blens[i];
@@ -170,7 +164,7 @@ struct compiler {
                 nd.kind = op::struct_;
                 nd.disps = list64(n.disps);
                 wide = true;
-                std::vector<int64_t> pre{0};
+                pool_vec<int64_t> pre{0};
                 for (const ir_ptr& k : n.kids) pre.push_back(pre.back() + k->size());
                 nd.prefix = list64(pre);
                 nd.child = static_cast<uint32_t>(p.kids_.size());

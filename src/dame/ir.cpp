@@ -8,81 +8,6 @@
 
 namespace ch4lite::dame {
 
-namespace detail {
-namespace {
-
-constexpr std::size_t block_class = 16;
-constexpr std::size_t n_classes = 8;  // blocks of 16, 32, ..., 128 bytes
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int pool_cap = 0;  // keep use-after-free detectable
-#else
-constexpr int pool_cap = 256;  // blocks kept per class and thread (at most 144 KiB)
-#endif
-
-struct block {
-    block* next;
-};
-
-// Trivially destructible, so that initial-exec TLS reaches it with one
-// instruction (no __tls_get_addr, no guard; 100 bytes of static TLS, within
-// what glibc reserves even for a dlopen()ed libmpi). The blocks a thread
-// holds go back to operator delete at its exit through `reaper`, which is
-// touched only when the pool first asks operator new for a block.
-struct pool {
-    block* head[n_classes];
-    int held[n_classes];
-    bool reaped;
-};
-[[gnu::tls_model("initial-exec")]] constinit thread_local pool tls_pool{};
-
-struct reaper {
-    ~reaper() {
-        for (block*& b : tls_pool.head)
-            while (b) {
-                block* n = b->next;
-                ::operator delete(b);
-                b = n;
-            }
-        for (int& h : tls_pool.held) h = 0;
-    }
-};
-
-// The block class of a request; n_classes or more: not pooled (0 bytes
-// wraps around to SIZE_MAX).
-std::size_t class_of(std::size_t bytes) { return (bytes + block_class - 1) / block_class - 1; }
-
-}  // namespace
-
-void* ir_alloc(std::size_t bytes) {
-    const std::size_t c = class_of(bytes);
-    if (c >= n_classes) return ::operator new(bytes);
-    pool& p = tls_pool;
-    if (block* b = p.head[c]) {
-        p.head[c] = b->next;
-        --p.held[c];
-        return b;
-    }
-    if (!p.reaped) {
-        static thread_local reaper r;
-        (void)r;
-        p.reaped = true;
-    }
-    return ::operator new((c + 1) * block_class);
-}
-
-void ir_free(void* ptr, std::size_t bytes) noexcept {
-    const std::size_t c = class_of(bytes);
-    if (c >= n_classes) return ::operator delete(ptr);
-    pool& p = tls_pool;
-    if (p.held[c] >= pool_cap) return ::operator delete(ptr);
-    auto* b = static_cast<block*>(ptr);
-    b->next = p.head[c];
-    p.head[c] = b;
-    ++p.held[c];
-}
-
-}  // namespace detail
-
 int64_t ir::compute_size() const noexcept {
     switch (k) {
         case ir_kind::leaf: return len;
@@ -139,7 +64,7 @@ bool same(const ir& a, const ir& b) noexcept {
 }
 
 namespace {
-void list(std::string& s, const std::vector<int64_t>& v) {
+void list(std::string& s, const pool_vec<int64_t>& v) {
     char buf[32];
     s += '<';
     for (size_t i = 0; i < v.size(); ++i) {
@@ -225,7 +150,7 @@ ir_ptr lower(const type& t) {
             auto n = std::make_unique<ir>();
             n->k = ir_kind::blkidx;
             n->count = t.count();
-            n->disps = t.disps();
+            copy_into(n->disps, t.disps().data(), t.disps().size());
             n->kids.push_back(repeat(t.blocklen(), k.extent(), lower(k)));
             return n;
         }
@@ -235,8 +160,8 @@ ir_ptr lower(const type& t) {
             n->k = ir_kind::idx;
             n->count = t.count();
             n->stride = k.extent();
-            n->disps = t.disps();
-            n->blens = t.blens();
+            copy_into(n->disps, t.disps().data(), t.disps().size());
+            copy_into(n->blens, t.blens().data(), t.blens().size());
             n->kids.push_back(lower(k));
             return n;
         }
@@ -244,7 +169,7 @@ ir_ptr lower(const type& t) {
             auto n = std::make_unique<ir>();
             n->k = ir_kind::strct;
             n->count = t.count();
-            n->disps = t.disps();
+            copy_into(n->disps, t.disps().data(), t.disps().size());
             for (size_t i = 0; i < t.kids().size(); ++i) {
                 const type& k = *t.kids()[i];
                 n->kids.push_back(repeat(t.blens()[i], k.extent(), lower(k)));

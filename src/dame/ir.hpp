@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "dame/alloc.hpp"
+
 namespace ch4lite::dame {
 
 class type;
@@ -27,28 +29,8 @@ enum class ir_kind : uint8_t { leaf, vec, blkidx, idx, strct };
 struct ir;
 using ir_ptr = std::unique_ptr<ir>;
 
-// Commit builds and rewrites many small nodes (a struct of 4-D subarrays
-// makes about 70, and normalization replaces most of them), and glibc's
-// malloc/free took half of a commit's instructions. Nodes and kid lists
-// therefore come from a per-thread free list of small blocks (16-byte
-// classes up to 128 bytes; larger requests go to operator new).
-namespace detail {
-void* ir_alloc(std::size_t bytes);
-void ir_free(void* p, std::size_t bytes) noexcept;
-}  // namespace detail
-
-template <class T>
-struct ir_allocator {
-    using value_type = T;
-    ir_allocator() = default;
-    template <class U>
-    ir_allocator(const ir_allocator<U>&) noexcept {}
-    T* allocate(std::size_t n) { return static_cast<T*>(detail::ir_alloc(n * sizeof(T))); }
-    void deallocate(T* p, std::size_t n) noexcept { detail::ir_free(p, n * sizeof(T)); }
-    template <class U>
-    bool operator==(const ir_allocator<U>&) const noexcept { return true; }
-};
-using ir_list = std::vector<ir_ptr, ir_allocator<ir_ptr>>;
+// Nodes, kid lists and displacement lists come from alloc.hpp's pools.
+using ir_list = pool_vec<ir_ptr>;
 
 struct ir {
     ir_kind k = ir_kind::leaf;
@@ -56,8 +38,8 @@ struct ir {
     int64_t count = 0;
     int64_t len = 0;     // leaf
     int64_t stride = 0;  // vec; idx: spacing of copies inside a block
-    std::vector<int64_t> disps;
-    std::vector<int64_t> blens;
+    pool_vec<int64_t> disps;
+    pool_vec<int64_t> blens;
     ir_list kids;
 
     // Packed bytes of one instance. Cached: every rewrite preserves the type
@@ -70,8 +52,8 @@ struct ir {
     bool is_leaf() const noexcept { return k == ir_kind::leaf; }
     ir* kid() const noexcept { return kids[0].get(); }
 
-    static void* operator new(std::size_t bytes) { return detail::ir_alloc(bytes); }
-    static void operator delete(void* p, std::size_t bytes) noexcept { detail::ir_free(p, bytes); }
+    static void* operator new(std::size_t bytes) { return detail::pool_alloc(bytes); }
+    static void operator delete(void* p, std::size_t bytes) noexcept { detail::pool_free(p, bytes); }
 };
 
 ir_ptr make_leaf(int64_t len, int64_t disp = 0);

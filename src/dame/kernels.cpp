@@ -105,6 +105,8 @@ const char* kernel_isa() noexcept {
     return g_level == 4 ? "x86-64-v4" : g_level == 3 ? "x86-64-v3" : "baseline";
 }
 
+int kernel_level() noexcept { return g_level; }
+
 uint8_t choose_kernel(op kind, int64_t blen, bool wide, bool far) noexcept {
     switch (kind) {
         case op::vector: return static_cast<uint8_t>(first_vec + len_class(blen));

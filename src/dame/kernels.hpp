@@ -21,6 +21,8 @@ extern const kernel_fn* pack_table;
 extern const kernel_fn* unpack_table;
 // "x86-64-v4", "x86-64-v3" or "baseline": which kernels this process runs.
 const char* kernel_isa() noexcept;
+// The same as a number: 4, 3 or 0.
+int kernel_level() noexcept;
 // CH4LITE_DAME_ISA=base: the baseline kernels and the 16-byte streaming
 // loop, whatever the CPU has (read once).
 bool isa_forced_base() noexcept;

@@ -26,6 +26,7 @@
 #include <numeric>
 
 #include "dame/ir.hpp"
+#include "dame/lists.hpp"
 #include "dame/traff.hpp"
 
 namespace ch4lite::dame {
@@ -62,7 +63,7 @@ bool rule_vec(ir_ptr& n) {
     return false;
 }
 
-bool arithmetic(const std::vector<int64_t>& d) {
+bool arithmetic(const pool_vec<int64_t>& d) {
     if (d.size() < 2) return false;
     const int64_t s = d[1] - d[0];
     for (size_t i = 2; i < d.size(); ++i)
@@ -91,8 +92,7 @@ bool rule_blkidx(ir_ptr& n) {
     }
     const ir& c = *b.kid();
     if (c.is_leaf()) {
-        int64_t touching = 0;
-        for (size_t i = 1; i < b.disps.size(); ++i) touching += b.disps[i] == b.disps[i - 1] + c.len;
+        const int64_t touching = lists::count_steps(b.disps.data(), b.disps.size(), c.len);
         if (runs_pay(b.count, touching)) {  // re-express as byte runs; idx-merge joins them
             b.k = ir_kind::idx;
             b.stride = 1;
@@ -413,7 +413,7 @@ bool rule_struct(ir_ptr& n) {
     bool changed = false;
     for (const ir_ptr& c : s.kids) changed = changed || c->size() == 0 || c->k == ir_kind::strct;
     if (changed) {
-        std::vector<int64_t> d;
+        pool_vec<int64_t> d;
         ir_list k;
         for (size_t i = 0; i < s.kids.size(); ++i) {
             ir_ptr& c = s.kids[i];

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "dame/alloc.hpp"
 #include "util/status.hpp"
 
 namespace ch4lite::dame {
@@ -64,8 +65,10 @@ class program {
     friend status compile(const type& t, std::unique_ptr<const program>* out) noexcept;
     std::vector<node> nodes_;
     std::vector<uint32_t> kids_;
-    std::vector<std::unique_ptr<int64_t[]>> lists64_;
-    std::vector<std::unique_ptr<int32_t[]>> lists32_;
+    // Moving a list into these vectors keeps its elements where they are
+    // (nodes point at them).
+    std::vector<pool_vec<int64_t>> lists64_;
+    std::vector<pool_vec<int32_t>> lists32_;
     size_t list_bytes_ = 0;
     int64_t size_ = 0, extent_ = 0, segs_ = 0;
     int64_t first_ = 0, last_end_ = 0;  // first segment start / last segment end

@@ -93,9 +93,9 @@ piece combine(const std::vector<part>& parts) {
         return r;
     }
     r.is_vec = false;
-    std::vector<int64_t> cur{0};
+    pool_vec<int64_t> cur{0};
     for (const part& x : parts) {
-        std::vector<int64_t> next;
+        pool_vec<int64_t> next;
         next.reserve(cur.size() * static_cast<size_t>(x.count));
         for (int64_t a : cur)
             for (int64_t j = 0; j < x.count; ++j) next.push_back(a + (x.is_vec ? j * x.stride : x.src->disps[j]));
@@ -128,7 +128,7 @@ double node_cost(bool is_vec, double count, double reached, const cost_model& m)
 
 path type_path(const int64_t* x, int64_t n) {
     path inner_first;
-    std::vector<int64_t> rest;  // every c-th displacement, once a piece of count c is taken
+    pool_vec<int64_t> rest;  // every c-th displacement, once a piece of count c is taken
     const int64_t* cur = x;
     while (n > 1) {
         int64_t d = 0;

@@ -40,7 +40,7 @@ struct piece {
     bool is_vec = true;
     int64_t count = 1;
     int64_t stride = 0;
-    std::vector<int64_t> disps;
+    pool_vec<int64_t> disps;
     bool operator==(const piece&) const = default;
 };
 using path = std::vector<piece>;

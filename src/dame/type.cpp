@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "dame/checked.hpp"
+#include "dame/lists.hpp"
 #include "dame/program.hpp"
 
 namespace ch4lite::dame {
@@ -180,26 +181,24 @@ status make_indexed(int64_t count, const int64_t* blens, const int64_t* disps, b
     return status::no_mem;
 }
 
-status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps, bool disp_bytes,
-                          type* old, type** out) noexcept try {
+// Displacements as the user passed them: int (elements) or int64 (elements
+// or bytes).
+template <class D>
+status indexed_block(int64_t count, int64_t blocklen, const D* disps, bool disp_bytes, type* old,
+                     type** out) noexcept try {
     if (count < 0 || blocklen < 0 || !old || (count > 0 && !disps)) return status::invalid;
     DAME_NEW(t, disp_bytes ? combiner::hindexed_block : combiner::indexed_block, shape::hblock);
     t->count_ = count, t->blocklen_ = blocklen;
     b.adopt(old);
-    t->disps_.assign(disps, disps + count);
     int64_t lo = 0, hi = 0;
-    if (count > 0) {
-        const auto [mn, mx] = std::minmax_element(disps, disps + count);
-        lo = *mn, hi = *mx;
-    }
-    if (!disp_bytes) {
-        // Scaling by the extent is monotonic: if the lowest and the highest
-        // displacement do not overflow, none does, and the loop needs no check.
-        const int64_t e = old->extent();
-        lo = b.c.mul(lo, e), hi = b.c.mul(hi, e);  // swapped when e < 0: block() takes either order
-        if (!b.c.bad)
-            for (int64_t& d : t->disps_) d *= e;
-    }
+    if (count > 0) lists::bounds(disps, static_cast<size_t>(count), &lo, &hi);
+    // Scaling by the extent is monotonic: if the lowest and the highest
+    // displacement do not overflow, none does, and the copy needs no check.
+    const int64_t e = disp_bytes ? 1 : old->extent();
+    if (!disp_bytes) lo = b.c.mul(lo, e), hi = b.c.mul(hi, e);  // swapped when e < 0: block() takes either order
+    if (b.c.bad) return b.finish(out);
+    t->disps_.resize(static_cast<size_t>(count));
+    lists::scale(t->disps_.data(), disps, static_cast<size_t>(count), e);
     // Equal blocks: the bounds come from the lowest and the highest
     // displacement, the others only add their size (commit of index types,
     // ns per block).
@@ -209,6 +208,16 @@ status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps,
     return b.finish(out);
 } catch (const std::bad_alloc&) {
     return status::no_mem;
+}
+
+status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps, bool disp_bytes,
+                          type* old, type** out) noexcept {
+    return indexed_block(count, blocklen, disps, disp_bytes, old, out);
+}
+
+status make_indexed_block(int64_t count, int64_t blocklen, const int32_t* disps, type* old,
+                          type** out) noexcept {
+    return indexed_block(count, blocklen, disps, false, old, out);
 }
 
 status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, type* const* types,

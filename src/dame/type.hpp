@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "dame/alloc.hpp"
 #include "dame/basic.hpp"
 #include "util/status.hpp"
 
@@ -39,9 +40,9 @@ enum class shape : uint8_t { predef, hvector, hindexed, hblock, hstruct, resized
 // Arguments exactly as the user passed them, for MPI_Type_get_contents.
 // `counts` holds the large-count arrays of the _c constructors.
 struct contents {
-    std::vector<int> ints;
-    std::vector<int64_t> aints;
-    std::vector<int64_t> counts;
+    pool_vec<int> ints;
+    pool_vec<int64_t> aints;
+    pool_vec<int64_t> counts;
 };
 
 class type {
@@ -99,8 +100,8 @@ class type {
     int64_t count() const noexcept { return count_; }
     int64_t blocklen() const noexcept { return blocklen_; }
     int64_t stride() const noexcept { return stride_; }
-    const std::vector<int64_t>& blens() const noexcept { return blens_; }
-    const std::vector<int64_t>& disps() const noexcept { return disps_; }
+    const pool_vec<int64_t>& blens() const noexcept { return blens_; }
+    const pool_vec<int64_t>& disps() const noexcept { return disps_; }
     bool explicit_bounds() const noexcept { return sticky_; }
 
     // Static object for a predefined handle value.
@@ -116,7 +117,8 @@ class type {
     friend status make_contiguous(int64_t, type*, type**) noexcept;
     friend status make_vector(int64_t, int64_t, int64_t, bool, type*, type**) noexcept;
     friend status make_indexed(int64_t, const int64_t*, const int64_t*, bool, type*, type**) noexcept;
-    friend status make_indexed_block(int64_t, int64_t, const int64_t*, bool, type*, type**) noexcept;
+    template <class D>
+    friend status indexed_block(int64_t, int64_t, const D*, bool, type*, type**) noexcept;
     friend status make_struct(int64_t, const int64_t*, const int64_t*, type* const*, type**) noexcept;
     friend status make_subarray(int, const int64_t*, const int64_t*, const int64_t*, bool, type*,
                                 type**) noexcept;
@@ -139,7 +141,7 @@ class type {
     shape shape_ = shape::predef;
     uintptr_t handle_ = 0;
     int64_t count_ = 0, blocklen_ = 0, stride_ = 0;
-    std::vector<int64_t> blens_, disps_;
+    pool_vec<int64_t> blens_, disps_;
     std::vector<type*> kids_;        // retained children (internal shape)
     std::vector<type*> user_types_;  // retained, as passed by the user (get_contents)
     contents contents_;
@@ -164,6 +166,10 @@ status make_indexed(int64_t count, const int64_t* blens, const int64_t* disps, b
                     type* old, type** out) noexcept;
 status make_indexed_block(int64_t count, int64_t blocklen, const int64_t* disps, bool disp_bytes,
                           type* old, type** out) noexcept;
+// The same for displacements in elements as MPI_Type_create_indexed_block
+// takes them (no widened copy of the list).
+status make_indexed_block(int64_t count, int64_t blocklen, const int32_t* disps, type* old,
+                          type** out) noexcept;
 status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, type* const* types,
                    type** out) noexcept;
 // order_c: true for C (row-major) order, false for Fortran.

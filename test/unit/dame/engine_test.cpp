@@ -98,7 +98,7 @@ TEST(DameBadInput, ConstructorsRefuseAndDetectOverflow) {
     ASSERT_EQ(make_indexed_block(3, 1, near, false, back, &out), status::ok);
     EXPECT_EQ(out->true_lb(), -24);
     EXPECT_EQ(out->true_extent(), 24);
-    EXPECT_EQ(out->disps(), (std::vector<int64_t>{-8, -24, -16}));
+    EXPECT_EQ(out->disps(), (ch4lite::dame::pool_vec<int64_t>{-8, -24, -16}));
     out->release();
     back->release();
     std::string err;

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+// The per-thread pools of alloc.hpp.
+#include "dame/alloc.hpp"
+
+#include <new>
+
+namespace ch4lite::dame::detail {
+namespace {
+
+constexpr std::size_t block_class = 16;
+constexpr std::size_t n_classes = 8;  // blocks of 16, 32, ..., 128 bytes
+constexpr std::size_t page = 4096;    // blocks of page or more: the large-block cache
+constexpr int big_slots = 64;
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int pool_cap = 0;  // keep use-after-free detectable
+constexpr std::size_t big_cap = 0;
+#else
+constexpr int pool_cap = 256;  // blocks kept per class and thread (at most 144 KiB)
+constexpr std::size_t big_cap = std::size_t{4} << 20;  // bytes of large blocks kept per thread
+#endif
+
+struct block {
+    block* next;
+};
+
+// Trivially destructible, so that initial-exec TLS reaches it with one
+// instruction (no __tls_get_addr, no guard; 100 bytes of static TLS, within
+// what glibc reserves even for a dlopen()ed libmpi). The blocks a thread
+// holds go back to operator delete at its exit through `reaper`, which is
+// touched only when the pool first asks operator new for a block.
+struct pool {
+    block* head[n_classes];
+    int held[n_classes];
+    bool reaped;
+};
+[[gnu::tls_model("initial-exec")]] constinit thread_local pool tls_pool{};
+
+// The large blocks a thread keeps, oldest first. 1 KiB: the default TLS
+// model (reached through __tls_get_addr, once per block of 4 KiB or more).
+// `dead` once the thread's reaper has run: a type freed later by a
+// destructor of that thread goes straight back to operator delete.
+struct big_cache {
+    struct entry {
+        void* p;
+        std::size_t bytes;
+    };
+    entry e[big_slots];
+    int n;
+    std::size_t held;
+    bool reaped, dead;
+};
+constinit thread_local big_cache tls_big{};
+
+void drop_oldest(big_cache& c) noexcept {
+    ::operator delete(c.e[0].p);
+    c.held -= c.e[0].bytes;
+    for (int i = 1; i < c.n; ++i) c.e[i - 1] = c.e[i];
+    --c.n;
+}
+
+struct reaper {
+    ~reaper() {
+        for (block*& b : tls_pool.head)
+            while (b) {
+                block* n = b->next;
+                ::operator delete(b);
+                b = n;
+            }
+        for (int& h : tls_pool.held) h = 0;
+    }
+};
+
+struct big_reaper {
+    ~big_reaper() {
+        big_cache& c = tls_big;
+        while (c.n) drop_oldest(c);
+        c.dead = true;
+    }
+};
+
+// The block class of a request; n_classes or more: not pooled (0 bytes
+// wraps around to SIZE_MAX).
+std::size_t class_of(std::size_t bytes) { return (bytes + block_class - 1) / block_class - 1; }
+
+std::size_t whole_pages(std::size_t bytes) { return (bytes + page - 1) & ~(page - 1); }
+
+void* big_alloc(std::size_t bytes) {
+    const std::size_t b = whole_pages(bytes);
+    big_cache& c = tls_big;
+    for (int i = c.n - 1; i >= 0; --i)  // the most recently freed first
+        if (c.e[i].bytes == b) {
+            void* p = c.e[i].p;
+            c.held -= b;
+            for (int j = i + 1; j < c.n; ++j) c.e[j - 1] = c.e[j];
+            --c.n;
+            return p;
+        }
+    return ::operator new(b);
+}
+
+void big_free(void* p, std::size_t bytes) noexcept {
+    const std::size_t b = whole_pages(bytes);
+    big_cache& c = tls_big;
+    if (b > big_cap || c.dead) return ::operator delete(p);
+    if (!c.reaped) {
+        static thread_local big_reaper r;
+        (void)r;
+        c.reaped = true;
+    }
+    while (c.n == big_slots || c.held + b > big_cap) drop_oldest(c);
+    c.e[c.n++] = {p, b};
+    c.held += b;
+}
+
+}  // namespace
+
+void* pool_alloc(std::size_t bytes) {
+    const std::size_t c = class_of(bytes);
+    if (c >= n_classes) return bytes >= page ? big_alloc(bytes) : ::operator new(bytes);
+    pool& p = tls_pool;
+    if (block* b = p.head[c]) {
+        p.head[c] = b->next;
+        --p.held[c];
+        return b;
+    }
+    if (!p.reaped) {
+        static thread_local reaper r;
+        (void)r;
+        p.reaped = true;
+    }
+    return ::operator new((c + 1) * block_class);
+}
+
+void pool_free(void* ptr, std::size_t bytes) noexcept {
+    const std::size_t c = class_of(bytes);
+    if (c >= n_classes) return bytes >= page ? big_free(ptr, bytes) : ::operator delete(ptr);
+    pool& p = tls_pool;
+    if (p.held[c] >= pool_cap) return ::operator delete(ptr);
+    auto* b = static_cast<block*>(ptr);
+    b->next = p.head[c];
+    p.head[c] = b;
+    ++p.held[c];
+}
+
+}  // namespace ch4lite::dame::detail
