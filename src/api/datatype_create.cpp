@@ -48,13 +48,13 @@ template <class T>
 void put(contents& c, bool large, const T* v, int64_t n) {
     if (large) {
         c.counts.insert(c.counts.end(), v, v + n);
-    } else if constexpr (std::is_same_v<T, int>) {
-        const size_t at = c.ints.size();
-        c.ints.resize(at + static_cast<size_t>(n));
+        return;
+    }
+    const size_t at = c.ints.size();
+    c.ints.resize(at + static_cast<size_t>(n));
+    if constexpr (std::is_same_v<T, int>) {
         if (n) std::memcpy(c.ints.data() + at, v, static_cast<size_t>(n) * sizeof(int));
     } else {
-        const size_t at = c.ints.size();
-        c.ints.resize(at + static_cast<size_t>(n));
         for (int64_t i = 0; i < n; ++i) c.ints[at + i] = static_cast<int>(v[i]);
     }
 }
@@ -221,8 +221,7 @@ int subarray_impl(const char* fn, int ndims, const N* sizes, const N* subsizes, 
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     return guarded(fn, t, [&] {
-        const auto z = widen(sizes, ndims), sub = widen(subsizes, ndims),
-                                   st = widen(starts, ndims);
+        const auto z = widen(sizes, ndims), sub = widen(subsizes, ndims), st = widen(starts, ndims);
         const status s = dame::make_subarray(ndims, z.data(), sub.data(), st.data(),
                                              order == MPI_ORDER_C, old, &t);
         contents c;

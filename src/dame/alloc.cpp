@@ -35,21 +35,23 @@ struct pool {
 };
 [[gnu::tls_model("initial-exec")]] constinit thread_local pool tls_pool{};
 
-// The large blocks a thread keeps, oldest first. 1 KiB: the default TLS
-// model (reached through __tls_get_addr, once per block of 4 KiB or more).
-// `dead` once the thread's reaper has run: a type freed later by a
-// destructor of that thread goes straight back to operator delete.
+// The large blocks a thread keeps, oldest first, on the heap: the module's
+// TLS stays small (a dlopen()ed libmpi takes its TLS block from glibc's
+// static surplus, because of tls_pool above). Made at the thread's first
+// large free; `tls_big_dead` once the thread's reaper has run: a type
+// freed later by a destructor of that thread goes straight back to
+// operator delete.
 struct big_cache {
     struct entry {
         void* p;
         std::size_t bytes;
     };
     entry e[big_slots];
-    int n;
-    std::size_t held;
-    bool reaped, dead;
+    int n = 0;
+    std::size_t held = 0;
 };
-constinit thread_local big_cache tls_big{};
+constinit thread_local big_cache* tls_big = nullptr;
+constinit thread_local bool tls_big_dead = false;
 
 void drop_oldest(big_cache& c) noexcept {
     ::operator delete(c.e[0].p);
@@ -72,9 +74,12 @@ struct reaper {
 
 struct big_reaper {
     ~big_reaper() {
-        big_cache& c = tls_big;
-        while (c.n) drop_oldest(c);
-        c.dead = true;
+        if (big_cache* c = tls_big) {
+            while (c->n) drop_oldest(*c);
+            delete c;
+            tls_big = nullptr;
+        }
+        tls_big_dead = true;
     }
 };
 
@@ -86,7 +91,8 @@ std::size_t whole_pages(std::size_t bytes) { return (bytes + page - 1) & ~(page 
 
 void* big_alloc(std::size_t bytes) {
     const std::size_t b = whole_pages(bytes);
-    big_cache& c = tls_big;
+    if (!tls_big) return ::operator new(b);
+    big_cache& c = *tls_big;
     for (int i = c.n - 1; i >= 0; --i)  // the most recently freed first
         if (c.e[i].bytes == b) {
             void* p = c.e[i].p;
@@ -100,13 +106,14 @@ void* big_alloc(std::size_t bytes) {
 
 void big_free(void* p, std::size_t bytes) noexcept {
     const std::size_t b = whole_pages(bytes);
-    big_cache& c = tls_big;
-    if (b > big_cap || c.dead) return ::operator delete(p);
-    if (!c.reaped) {
+    if (b > big_cap || tls_big_dead) return ::operator delete(p);
+    if (!tls_big) {
+        tls_big = new (std::nothrow) big_cache();
+        if (!tls_big) return ::operator delete(p);
         static thread_local big_reaper r;
         (void)r;
-        c.reaped = true;
     }
+    big_cache& c = *tls_big;
     while (c.n == big_slots || c.held + b > big_cap) drop_oldest(c);
     c.e[c.n++] = {p, b};
     c.held += b;

@@ -11,51 +11,56 @@ namespace {
 
 // The loops, inlined into a base and a v3 function each. Unsigned
 // arithmetic: no overflow to prove.
+#define DAME_INLINE [[gnu::always_inline]] inline
 template <class T>
-[[gnu::always_inline]] inline void scale_body(int64_t* out, const T* in, std::size_t n, int64_t e) noexcept {
+DAME_INLINE uint64_t bits(T x) noexcept {
+    return static_cast<uint64_t>(int64_t{x});
+}
+template <class T>
+DAME_INLINE void scale_body(int64_t* out, const T* in, std::size_t n, int64_t e) noexcept {
     if (e > 0 && (e & (e - 1)) == 0) {  // a power of two (most extents): AVX2 shifts 64-bit lanes
         const int s = __builtin_ctzll(static_cast<unsigned long long>(e));
-        for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<int64_t>(static_cast<uint64_t>(int64_t{in[i]}) << s);
+        for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<int64_t>(bits(in[i]) << s);
     } else {
         const auto u = static_cast<uint64_t>(e);
-        for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<int64_t>(static_cast<uint64_t>(int64_t{in[i]}) * u);
+        for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<int64_t>(bits(in[i]) * u);
     }
 }
 template <class T>
-[[gnu::always_inline]] inline void bounds_body(const T* d, std::size_t n, int64_t* lo, int64_t* hi) noexcept {
+DAME_INLINE void bounds_body(const T* d, std::size_t n, int64_t* lo, int64_t* hi) noexcept {
     T l = d[0], h = d[0];  // values, not std::minmax_element: GCC vectorizes this loop
     for (std::size_t i = 1; i < n; ++i) l = std::min(l, d[i]), h = std::max(h, d[i]);
     *lo = l, *hi = h;
 }
-[[gnu::always_inline]] inline int64_t steps_body(const int64_t* d, std::size_t n, int64_t step) noexcept {
+DAME_INLINE int64_t steps_body(const int64_t* d, std::size_t n, int64_t step) noexcept {
     int64_t k = 0;
-    for (std::size_t i = 1; i < n; ++i)
-        k += static_cast<uint64_t>(d[i]) - static_cast<uint64_t>(d[i - 1]) == static_cast<uint64_t>(step);
+    for (std::size_t i = 1; i < n; ++i) k += bits(d[i]) - bits(d[i - 1]) == bits(step);
     return k;
 }
-[[gnu::always_inline]] inline void narrow_body(int32_t* out, const int64_t* in, std::size_t n) noexcept {
+DAME_INLINE void narrow_body(int32_t* out, const int64_t* in, std::size_t n) noexcept {
     for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(in[i]);
 }
 
-#if defined(__x86_64__) && defined(CH4LITE_DAME_X86_LEVELS) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(CH4LITE_DAME_X86_LEVELS)
 #define DAME_V3 [[gnu::target("arch=x86-64-v3")]]
-DAME_V3 void scale_v3(int64_t* out, const int32_t* in, std::size_t n, int64_t e) noexcept { scale_body(out, in, n, e); }
-DAME_V3 void scale_v3(int64_t* out, const int64_t* in, std::size_t n, int64_t e) noexcept { scale_body(out, in, n, e); }
-DAME_V3 void bounds_v3(const int32_t* d, std::size_t n, int64_t* lo, int64_t* hi) noexcept { bounds_body(d, n, lo, hi); }
-DAME_V3 void bounds_v3(const int64_t* d, std::size_t n, int64_t* lo, int64_t* hi) noexcept { bounds_body(d, n, lo, hi); }
-DAME_V3 int64_t steps_v3(const int64_t* d, std::size_t n, int64_t step) noexcept { return steps_body(d, n, step); }
-DAME_V3 void narrow_v3(int32_t* out, const int64_t* in, std::size_t n) noexcept { narrow_body(out, in, n); }
-bool v3() noexcept { return kernel_level() >= 3; }
 #else
-// Never called: v3() is false.
-template <class... A>
-[[noreturn]] void unreachable_v3(A...) noexcept { __builtin_unreachable(); }
-#define scale_v3 unreachable_v3
-#define bounds_v3 unreachable_v3
-#define narrow_v3 unreachable_v3
-int64_t steps_v3(const int64_t*, std::size_t, int64_t) noexcept { __builtin_unreachable(); }
-constexpr bool v3() noexcept { return false; }
+#define DAME_V3  // no x86-64-v3 build (kernel_level() is 0): never chosen
 #endif
+template <class T>
+DAME_V3 void scale_v3(int64_t* out, const T* in, std::size_t n, int64_t e) noexcept {
+    scale_body(out, in, n, e);
+}
+template <class T>
+DAME_V3 void bounds_v3(const T* d, std::size_t n, int64_t* lo, int64_t* hi) noexcept {
+    bounds_body(d, n, lo, hi);
+}
+DAME_V3 int64_t steps_v3(const int64_t* d, std::size_t n, int64_t step) noexcept {
+    return steps_body(d, n, step);
+}
+DAME_V3 void narrow_v3(int32_t* out, const int64_t* in, std::size_t n) noexcept {
+    narrow_body(out, in, n);
+}
+bool v3() noexcept { return kernel_level() >= 3; }
 
 }  // namespace
 
