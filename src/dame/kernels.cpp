@@ -67,16 +67,33 @@ namespace {
 // grouped transposes (VECTOR of VECTOR of blocks of at most 32 bytes) keep
 // the baseline code: compiled for AVX-512 they ran slower (FFT2 receive,
 // docs/dame.md, "Kernels for the CPU").
+#if CH4LITE_DAME_HAVE_ISA && defined(__clang__) && __clang_major__ < 16
+// Clang before 16 knows no level names in __builtin_cpu_supports: the
+// features that set the levels apart (every CPU with AVX2, FMA and BMI2 also
+// has v3's MOVBE, LZCNT and F16C).
+bool cpu_v3() noexcept {
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+}
+bool cpu_v4() noexcept {
+    return cpu_v3() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512vl");
+}
+#elif CH4LITE_DAME_HAVE_ISA
+bool cpu_v3() noexcept { return __builtin_cpu_supports("x86-64-v3"); }
+bool cpu_v4() noexcept { return __builtin_cpu_supports("x86-64-v4"); }
+#endif
+
 int install_isa() noexcept {
 #if CH4LITE_DAME_HAVE_ISA
     __builtin_cpu_init();
     int level = 0;
-    if (isa_cap() >= 4 && __builtin_cpu_supports("x86-64-v4")) {
+    if (isa_cap() >= 4 && cpu_v4()) {
         level = 4;
         isa_pack = v4_pack_kernels;
         isa_unpack = v4_unpack_kernels;
         copy_one = v4_copy_one;
-    } else if (isa_cap() >= 3 && __builtin_cpu_supports("x86-64-v3")) {
+    } else if (isa_cap() >= 3 && cpu_v3()) {
         level = 3;
         isa_pack = v3_pack_kernels;
         isa_unpack = v3_unpack_kernels;
