@@ -123,13 +123,14 @@ int indexed_impl(const char* fn, int64_t count, const B* bl, const D* disps, boo
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     return guarded(fn, t, [&] {
-        const auto b = widen(bl, count), d = widen(disps, count);
+        const auto b = widen(bl, count);
+        auto d = widen(disps, count);
         const status s = dame::make_indexed(count, b.data(), d.data(), bytes, old, &t);
         contents c;
         reserve(c, large, 1 + count + (bytes && !large ? 0 : count));
         put(c, large, {count});
         put(c, large, b);
-        if (bytes && !large) c.aints = d;
+        if (bytes && !large) c.aints = std::move(d);  // the type holds its own copy
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, {&old, 1}, newtype);
     });
@@ -187,13 +188,14 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
                 DT_FAIL(MPI_ERR_TYPE, "invalid array_of_types[%lld] %p: not a valid datatype",
                         static_cast<long long>(i), static_cast<void*>(types[i]));
         }
-        const auto b = widen(bl, count), d = widen(disps, count);
+        const auto b = widen(bl, count);
+        auto d = widen(disps, count);
         const status s = dame::make_struct(count, b.data(), d.data(), ts.data(), &t);
         contents c;
         reserve(c, large, 1 + count + (large ? count : 0));
         put(c, large, {count});
         put(c, large, b);
-        if (!large) c.aints = d;
+        if (!large) c.aints = std::move(d);  // the type holds its own copy
         else put(c, large, d);
         return finish(fn, s, t, std::move(c), large, ts, newtype);
     });

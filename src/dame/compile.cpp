@@ -106,10 +106,14 @@ struct compiler {
         return list64(v);
     }
     const int64_t* list64(const pool_vec<int64_t>& v) {
-        p.list_bytes_ += v.size() * 8;
-        pool_vec<int64_t>& a = p.lists64_.emplace_back();
+        pool_vec<int64_t> a;
         copy_into(a, v.data(), v.size());
-        return a.data();
+        return list64(std::move(a));
+    }
+    // A list built for the program (prefix sums): kept as it is.
+    const int64_t* list64(pool_vec<int64_t>&& v) {
+        p.list_bytes_ += v.size() * 8;
+        return p.lists64_.emplace_back(std::move(v)).data();
     }
 
     static uint8_t align_of(int64_t bits) {
@@ -154,9 +158,11 @@ struct compiler {
                 nd.kind = op::indexed;
                 nd.stride = n.stride;
                 nd.disps = list(n.disps, &wide);
-                pool_vec<int64_t> pre{0};
+                pool_vec<int64_t> pre;  // exactly its size: the program keeps it
+                pre.reserve(n.blens.size() + 1);
+                pre.push_back(0);
                 for (int64_t b : n.blens) pre.push_back(pre.back() + b);
-                nd.prefix = list64(pre);
+                nd.prefix = list64(std::move(pre));
                 for (size_t i = 0; i < n.disps.size(); ++i) bits |= n.disps[i] | n.blens[i];
                 break;
             }
@@ -164,9 +170,11 @@ struct compiler {
                 nd.kind = op::struct_;
                 nd.disps = list64(n.disps);
                 wide = true;
-                pool_vec<int64_t> pre{0};
+                pool_vec<int64_t> pre;
+                pre.reserve(n.kids.size() + 1);
+                pre.push_back(0);
                 for (const ir_ptr& k : n.kids) pre.push_back(pre.back() + k->size());
-                nd.prefix = list64(pre);
+                nd.prefix = list64(std::move(pre));
                 nd.child = static_cast<uint32_t>(p.kids_.size());
                 p.kids_.resize(p.kids_.size() + n.kids.size());
                 for (size_t i = 0; i < n.kids.size(); ++i)

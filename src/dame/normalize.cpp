@@ -161,8 +161,10 @@ bool chain_of(const ir& n, chain_info& ci) {
             touching += n.stride == step ? n.count - 1 : 0;
             end += static_cast<__int128>(n.count - 1) * n.stride;
         } else if (n.k == ir_kind::blkidx) {
-            for (size_t i = 1; i < n.disps.size(); ++i)
-                touching += static_cast<__int128>(n.disps[i]) - n.disps[i - 1] == step;
+            // Neighbouring displacements of one type differ by an int64: a
+            // step outside it continues no block.
+            if (step >= INT64_MIN && step <= INT64_MAX)
+                touching += lists::count_steps(n.disps.data(), n.disps.size(), static_cast<int64_t>(step));
             first += n.disps.front(), end += n.disps.back();
             ci.listed += n.count;
         } else {
