@@ -2,20 +2,28 @@
 // The per-thread pools of alloc.hpp.
 #include "dame/alloc.hpp"
 
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace ch4lite::dame::detail {
 namespace {
 
-constexpr std::size_t block_class = 16;
-constexpr std::size_t n_classes = 8;  // blocks of 16, 32, ..., 128 bytes
-constexpr std::size_t page = 4096;    // blocks of page or more: the large-block cache
+// Classes: 16, 32, ..., 128 bytes, then two per power of two (192, 256,
+// 384, ..., 3072, 4096) for blocks of 129 bytes to a page: type objects
+// (280 bytes), programs, short lists.
+constexpr std::size_t n_small = 8;                 // the 16-byte classes
+constexpr std::size_t n_classes = n_small + 10;    // up to 4096 bytes
+constexpr std::size_t page = 4096;                 // blocks of page or more: the large-block cache
 constexpr int big_slots = 64;
 #if defined(__SANITIZE_ADDRESS__)
 constexpr int pool_cap = 0;  // keep use-after-free detectable
+constexpr std::size_t class_bytes_cap = 0;
 constexpr std::size_t big_cap = 0;
 #else
-constexpr int pool_cap = 256;  // blocks kept per class and thread (at most 144 KiB)
+constexpr int pool_cap = 256;  // blocks kept per class and thread
+constexpr std::size_t class_bytes_cap = 64 * 1024;  // and bytes (the classes above 256 bytes)
 constexpr std::size_t big_cap = std::size_t{4} << 20;  // bytes of large blocks kept per thread
 #endif
 
@@ -23,14 +31,25 @@ struct block {
     block* next;
 };
 
+// CH4LITE_DAME_POOL=0: no pools and no cache, every block from operator
+// new and back to operator delete at once (memory checkers; dt_nomem, whose
+// failing allocations a warm pool would never reach). Read before any
+// other initializer of the library runs (the predefined types already
+// allocate), and never changed after.
+constinit bool pool_off = false;
+[[gnu::constructor(101)]] void read_pool_env() {
+    const char* e = std::getenv("CH4LITE_DAME_POOL");
+    pool_off = e && (std::strcmp(e, "0") == 0 || std::strcmp(e, "off") == 0);
+}
+
 // Trivially destructible, so that initial-exec TLS reaches it with one
-// instruction (no __tls_get_addr, no guard; 100 bytes of static TLS, within
-// what glibc reserves even for a dlopen()ed libmpi). The blocks a thread
+// instruction (no __tls_get_addr, no guard; 184 bytes of static TLS, within
+// what glibc reserves even for a dlopen()ed libmpi: abi.dlopen_static_tls). The blocks a thread
 // holds go back to operator delete at its exit through `reaper`, which is
 // touched only when the pool first asks operator new for a block.
 struct pool {
     block* head[n_classes];
-    int held[n_classes];
+    uint16_t held[n_classes];
     bool reaped;
 };
 [[gnu::tls_model("initial-exec")]] constinit thread_local pool tls_pool{};
@@ -68,7 +87,7 @@ struct reaper {
                 ::operator delete(b);
                 b = n;
             }
-        for (int& h : tls_pool.held) h = 0;
+        for (uint16_t& h : tls_pool.held) h = 0;
     }
 };
 
@@ -83,9 +102,27 @@ struct big_reaper {
     }
 };
 
-// The block class of a request; n_classes or more: not pooled (0 bytes
-// wraps around to SIZE_MAX).
-std::size_t class_of(std::size_t bytes) { return (bytes + block_class - 1) / block_class - 1; }
+// The block class of a request; n_classes: not pooled.
+std::size_t class_of(std::size_t bytes) {
+    if (bytes - 1 < 128) return (bytes + 15) / 16 - 1;
+    if (bytes == 0 || bytes >= page) return n_classes;
+    // b in [2^h, 2^(h+1)), h >= 7: the lower half of that range (up to
+    // 1.5 * 2^h) or the upper one.
+    const std::size_t b = bytes - 1;
+    const int h = 63 - __builtin_clzll(b);
+    return n_small + 2 * (h - 7) + ((b >> (h - 1)) & 1);
+}
+// The bytes of a block of class c (< n_classes).
+std::size_t class_size(std::size_t c) {
+    if (c < n_small) return (c + 1) * 16;
+    const std::size_t k = c - n_small;
+    return (std::size_t{3} + (k & 1)) << (6 + k / 2);
+}
+// Blocks of class c a thread keeps.
+int class_cap(std::size_t c) {
+    const std::size_t by_bytes = class_bytes_cap / class_size(c);
+    return c < n_small || by_bytes > std::size_t{pool_cap} ? pool_cap : static_cast<int>(by_bytes);
+}
 
 std::size_t whole_pages(std::size_t bytes) { return (bytes + page - 1) & ~(page - 1); }
 
@@ -122,6 +159,7 @@ void big_free(void* p, std::size_t bytes) noexcept {
 }  // namespace
 
 void* pool_alloc(std::size_t bytes) {
+    if (pool_off) return ::operator new(bytes);
     const std::size_t c = class_of(bytes);
     if (c >= n_classes) return bytes >= page ? big_alloc(bytes) : ::operator new(bytes);
     pool& p = tls_pool;
@@ -135,14 +173,15 @@ void* pool_alloc(std::size_t bytes) {
         (void)r;
         p.reaped = true;
     }
-    return ::operator new((c + 1) * block_class);
+    return ::operator new(class_size(c));
 }
 
 void pool_free(void* ptr, std::size_t bytes) noexcept {
+    if (pool_off) return ::operator delete(ptr);
     const std::size_t c = class_of(bytes);
     if (c >= n_classes) return bytes >= page ? big_free(ptr, bytes) : ::operator delete(ptr);
     pool& p = tls_pool;
-    if (p.held[c] >= pool_cap) return ::operator delete(ptr);
+    if (p.held[c] >= class_cap(c)) return ::operator delete(ptr);
     auto* b = static_cast<block*>(ptr);
     b->next = p.head[c];
     p.head[c] = b;

@@ -33,6 +33,9 @@ using ir_ptr = std::unique_ptr<ir>;
 using ir_list = pool_vec<ir_ptr>;
 
 struct ir {
+    // Not value-initialization (make_unique<ir>()): every member has its
+    // initializer, the object is not zeroed first (as type() in type.hpp).
+    ir() noexcept {}
     ir_kind k = ir_kind::leaf;
     int64_t disp = 0;
     int64_t count = 0;

@@ -42,6 +42,13 @@ static_assert(sizeof(node) == 64, "a node is one cache line");
 
 class program {
   public:
+    program() noexcept {}  // every member has its initializer (as type() in type.hpp)
+    static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept try {
+        return detail::pool_alloc(bytes);
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+    static void operator delete(void* p, std::size_t bytes) noexcept { detail::pool_free(p, bytes); }
     const node& root() const noexcept { return nodes_[0]; }
     const node& at(uint32_t i) const noexcept { return nodes_[i]; }
     uint32_t kid(uint32_t i) const noexcept { return kids_[i]; }
@@ -63,12 +70,12 @@ class program {
   private:
     friend struct compiler;
     friend status compile(const type& t, std::unique_ptr<const program>* out) noexcept;
-    std::vector<node> nodes_;
-    std::vector<uint32_t> kids_;
+    pool_vec<node> nodes_;
+    pool_vec<uint32_t> kids_;
     // Moving a list into these vectors keeps its elements where they are
     // (nodes point at them).
-    std::vector<pool_vec<int64_t>> lists64_;
-    std::vector<pool_vec<int32_t>> lists32_;
+    pool_vec<pool_vec<int64_t>> lists64_;
+    pool_vec<pool_vec<int32_t>> lists32_;
     size_t list_bytes_ = 0;
     int64_t size_ = 0, extent_ = 0, segs_ = 0;
     int64_t first_ = 0, last_end_ = 0;  // first segment start / last segment end

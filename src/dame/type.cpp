@@ -48,6 +48,8 @@ type::type(const predefined_info* p, uintptr_t handle) noexcept
     true_ub_ = last.disp + last.len;
 }
 
+type::type() noexcept = default;
+
 type::~type() {
     for (type* k : kids_) k->release();
     for (type* k : user_types_) k->release();

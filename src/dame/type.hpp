@@ -85,14 +85,14 @@ class type {
     // What MPI calls a predefined datatype: a named one or an f90 one.
     bool predefined_for_mpi() const noexcept { return is_predefined() || f90(); }
     shape shp() const noexcept { return shape_; }
-    const std::vector<type*>& kids() const noexcept { return kids_; }
-    const std::vector<type*>& user_types() const noexcept { return user_types_; }
+    const pool_vec<type*>& kids() const noexcept { return kids_; }
+    const pool_vec<type*>& user_types() const noexcept { return user_types_; }
     const contents& user_contents() const noexcept { return contents_; }
     bool large_counts() const noexcept { return large_; }
     void set_contents(contents c, bool large) { contents_ = std::move(c); large_ = large; }
     // The datatypes the user passed (retained until this type dies).
     void set_user_types(type* const* ts, size_t n) {
-        std::vector<type*> v(ts, ts + n);  // may throw: nothing retained yet
+        pool_vec<type*> v(ts, ts + n);  // may throw: nothing retained yet
         for (type* k : v) k->retain();
         for (type* k : user_types_) k->release();
         user_types_.swap(v);
@@ -107,7 +107,19 @@ class type {
     // Static object for a predefined handle value.
     explicit type(const predefined_info* p, uintptr_t handle) noexcept;
     uintptr_t predefined_handle() const noexcept { return handle_; }
-    type() = default;
+    // Defaulted in type.cpp, hence user-provided: `new type()` is then not
+    // value-initialization, which zeroes all 280 bytes first (rep stos, a
+    // third of a vector's construction) before the member initializers set
+    // them again.
+    type() noexcept;
+    // From alloc.hpp's pool (a struct of subarrays is a dozen or more types).
+    static void* operator new(std::size_t bytes) { return detail::pool_alloc(bytes); }
+    static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept try {
+        return detail::pool_alloc(bytes);
+    } catch (const std::bad_alloc&) {
+        return nullptr;
+    }
+    static void operator delete(void* p, std::size_t bytes) noexcept { detail::pool_free(p, bytes); }
     ~type();
     type(const type&) = delete;
     type& operator=(const type&) = delete;
@@ -142,8 +154,8 @@ class type {
     uintptr_t handle_ = 0;
     int64_t count_ = 0, blocklen_ = 0, stride_ = 0;
     pool_vec<int64_t> blens_, disps_;
-    std::vector<type*> kids_;        // retained children (internal shape)
-    std::vector<type*> user_types_;  // retained, as passed by the user (get_contents)
+    pool_vec<type*> kids_;        // retained children (internal shape)
+    pool_vec<type*> user_types_;  // retained, as passed by the user (get_contents)
     contents contents_;
 };
 

@@ -240,8 +240,12 @@ TEST(DameIrPool, LiveBlocksNeverOverlapAcrossThreads) {
     auto churn = [](std::vector<live>& keep, unsigned seed) {
         std::vector<live> all;
         for (int round = 0; round < 4; ++round) {
-            std::vector<size_t> sizes;  // the small classes, then the large-block cache
-            for (size_t n = 1; n <= 300; n += (n < 140 ? 1 : 37)) sizes.push_back(n);
+            // The 16-byte classes, the classes of 129 bytes to a page (every
+            // boundary and sizes between), then the large-block cache.
+            std::vector<size_t> sizes;
+            for (size_t n = 1; n < 4096; n += (n < 140 ? 1 : 29)) sizes.push_back(n);
+            for (size_t k = 128; k < 4096; k *= 2)
+                for (size_t n : {k + k / 2, k + k / 2 + 1, 2 * k, 2 * k + 1}) sizes.push_back(n);
             for (size_t n : {4095, 4096, 4097, 8191, 12248, 24496, 70001}) sizes.push_back(n);
             for (size_t n : sizes) {
                 auto* p = static_cast<unsigned char*>(pool_alloc(n));
@@ -270,6 +274,33 @@ TEST(DameIrPool, LiveBlocksNeverOverlapAcrossThreads) {
     std::vector<live> c;
     churn(c, 55);  // reuses them
     for (const live& l : c) pool_free(l.p, l.n);
+}
+
+TEST(DameIrPool, MidSizeBlocksComeBackWithinTheirClass) {
+    // Blocks of 129 bytes to a page have two classes per power of two (129-192,
+    // 193-256, 257-384, ...): a freed 190-byte block (a type object is 280)
+    // comes back for 130 bytes, which glibc would serve from another bin,
+    // and not for 193, the next class.
+    using ch4lite::dame::detail::pool_alloc;
+    using ch4lite::dame::detail::pool_free;
+    void* a = pool_alloc(190);
+    std::memset(a, 1, 190);
+    pool_free(a, 190);
+    void* steal = std::malloc(190);  // would get a's memory, had the pool given it back
+    void* b = pool_alloc(130);
+    void* c = pool_alloc(193);
+#if defined(__SANITIZE_ADDRESS__)
+    EXPECT_NE(c, b);
+#else
+    EXPECT_NE(steal, a);
+    EXPECT_EQ(b, a);
+    EXPECT_NE(c, a);
+#endif
+    std::free(steal);
+    std::memset(b, 2, 130);
+    std::memset(c, 3, 193);
+    pool_free(b, 130);
+    pool_free(c, 193);
 }
 
 TEST(DameIrPool, LargeBlocksComeBackForTheSameWholePages) {
