@@ -10,11 +10,6 @@
 namespace ch4lite::dame::detail {
 namespace {
 
-// Classes: 16, 32, ..., 128 bytes, then two per power of two (192, 256,
-// 384, ..., 3072, 4096) for blocks of 129 bytes to a page: type objects
-// (280 bytes), programs, short lists.
-constexpr std::size_t n_small = 8;                 // the 16-byte classes
-constexpr std::size_t n_classes = n_small + 10;    // up to 4096 bytes
 constexpr std::size_t page = 4096;                 // blocks of page or more: the large-block cache
 constexpr int big_slots = 64;
 #if defined(__SANITIZE_ADDRESS__)
@@ -27,10 +22,6 @@ constexpr std::size_t class_bytes_cap = 64 * 1024;  // and bytes (the classes ab
 constexpr std::size_t big_cap = std::size_t{4} << 20;  // bytes of large blocks kept per thread
 #endif
 
-struct block {
-    block* next;
-};
-
 // CH4LITE_DAME_POOL=0: no pools and no cache, every block from operator
 // new and back to operator delete at once (memory checkers; dt_nomem, whose
 // failing allocations a warm pool would never reach). Read before any
@@ -42,17 +33,11 @@ constinit bool pool_off = false;
     pool_off = e && (std::strcmp(e, "0") == 0 || std::strcmp(e, "off") == 0);
 }
 
-// Trivially destructible, so that initial-exec TLS reaches it with one
-// instruction (no __tls_get_addr, no guard; 184 bytes of static TLS, within
-// what glibc reserves even for a dlopen()ed libmpi: abi.dlopen_static_tls). The blocks a thread
-// holds go back to operator delete at its exit through `reaper`, which is
-// touched only when the pool first asks operator new for a block.
-struct pool {
-    block* head[n_classes];
-    uint16_t held[n_classes];
-    bool reaped;
-};
-[[gnu::tls_model("initial-exec")]] constinit thread_local pool tls_pool{};
+}  // namespace
+
+[[gnu::tls_model("initial-exec")]] constinit thread_local pool_state tls_pool{};
+
+namespace {
 
 // The large blocks a thread keeps, oldest first, on the heap: the module's
 // TLS stays small (a dlopen()ed libmpi takes its TLS block from glibc's
@@ -79,15 +64,19 @@ void drop_oldest(big_cache& c) noexcept {
     --c.n;
 }
 
+// Returns a thread's blocks to operator delete at its exit; armed at the
+// thread's first free.
 struct reaper {
     ~reaper() {
-        for (block*& b : tls_pool.head)
-            while (b) {
-                block* n = b->next;
+        for (std::size_t c = 0; c < pool_classes; ++c) {
+            tls_pool.room[c] = 0;  // frees from later destructors go to operator delete
+            for (pool_block* b = tls_pool.head[c]; b;) {
+                pool_block* n = b->next;
                 ::operator delete(b);
                 b = n;
             }
-        for (uint16_t& h : tls_pool.held) h = 0;
+            tls_pool.head[c] = nullptr;
+        }
     }
 };
 
@@ -102,26 +91,16 @@ struct big_reaper {
     }
 };
 
-// The block class of a request; n_classes: not pooled.
-std::size_t class_of(std::size_t bytes) {
-    if (bytes - 1 < 128) return (bytes + 15) / 16 - 1;
-    if (bytes == 0 || bytes >= page) return n_classes;
-    // b in [2^h, 2^(h+1)), h >= 7: the lower half of that range (up to
-    // 1.5 * 2^h) or the upper one.
-    const std::size_t b = bytes - 1;
-    const int h = 63 - __builtin_clzll(b);
-    return n_small + 2 * (h - 7) + ((b >> (h - 1)) & 1);
-}
-// The bytes of a block of class c (< n_classes).
+// The bytes of a block of class c (< pool_classes).
 std::size_t class_size(std::size_t c) {
-    if (c < n_small) return (c + 1) * 16;
-    const std::size_t k = c - n_small;
+    if (c < pool_small) return (c + 1) * 16;
+    const std::size_t k = c - pool_small;
     return (std::size_t{3} + (k & 1)) << (6 + k / 2);
 }
 // Blocks of class c a thread keeps.
 int class_cap(std::size_t c) {
     const std::size_t by_bytes = class_bytes_cap / class_size(c);
-    return c < n_small || by_bytes > std::size_t{pool_cap} ? pool_cap : static_cast<int>(by_bytes);
+    return c < pool_small || by_bytes > std::size_t{pool_cap} ? pool_cap : static_cast<int>(by_bytes);
 }
 
 std::size_t whole_pages(std::size_t bytes) { return (bytes + page - 1) & ~(page - 1); }
@@ -158,34 +137,24 @@ void big_free(void* p, std::size_t bytes) noexcept {
 
 }  // namespace
 
-void* pool_alloc(std::size_t bytes) {
-    if (pool_off) return ::operator new(bytes);
-    const std::size_t c = class_of(bytes);
-    if (c >= n_classes) return bytes >= page ? big_alloc(bytes) : ::operator new(bytes);
-    pool& p = tls_pool;
-    if (block* b = p.head[c]) {
-        p.head[c] = b->next;
-        --p.held[c];
-        return b;
-    }
-    if (!p.reaped) {
-        static thread_local reaper r;
-        (void)r;
-        p.reaped = true;
-    }
-    return ::operator new(class_size(c));
+// The list of the class was empty, or the request is not pooled.
+void* pool_alloc_slow(std::size_t bytes) {
+    const std::size_t c = pool_class(bytes);
+    if (c < pool_classes && !pool_off) return ::operator new(class_size(c));
+    return bytes >= page && !pool_off ? big_alloc(bytes) : ::operator new(bytes);
 }
 
-void pool_free(void* ptr, std::size_t bytes) noexcept {
-    if (pool_off) return ::operator delete(ptr);
-    const std::size_t c = class_of(bytes);
-    if (c >= n_classes) return bytes >= page ? big_free(ptr, bytes) : ::operator delete(ptr);
-    pool& p = tls_pool;
-    if (p.held[c] >= class_cap(c)) return ::operator delete(ptr);
-    auto* b = static_cast<block*>(ptr);
-    b->next = p.head[c];
-    p.head[c] = b;
-    ++p.held[c];
+// The class is full, the thread's first free, or the request is not pooled.
+void pool_free_slow(void* ptr, std::size_t bytes) noexcept {
+    const std::size_t c = pool_class(bytes);
+    if (c >= pool_classes) return bytes >= page && !pool_off ? big_free(ptr, bytes) : ::operator delete(ptr);
+    pool_state& p = tls_pool;
+    if (p.started || pool_off) return ::operator delete(ptr);
+    p.started = true;
+    static thread_local reaper r;
+    (void)r;
+    for (std::size_t k = 0; k < pool_classes; ++k) p.room[k] = static_cast<uint16_t>(class_cap(k));
+    pool_free(ptr, bytes);
 }
 
 }  // namespace ch4lite::dame::detail

@@ -23,6 +23,7 @@
 // request of the same rounded size.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -31,8 +32,69 @@
 namespace ch4lite::dame {
 
 namespace detail {
-void* pool_alloc(std::size_t bytes);
-void pool_free(void* p, std::size_t bytes) noexcept;
+// Classes: 16, 32, ..., 128 bytes, then two per power of two (192, 256,
+// 384, ..., 3072, 4096) for blocks of 129 bytes to a page.
+constexpr std::size_t pool_small = 8;                 // the 16-byte classes
+constexpr std::size_t pool_classes = pool_small + 10;  // up to 4096 bytes
+
+// The class of a request; pool_classes: not pooled (0 bytes, a page or more).
+constexpr std::size_t pool_class(std::size_t bytes) noexcept {
+    if (bytes - 1 < 128) return (bytes + 15) / 16 - 1;
+    if (bytes == 0 || bytes >= 4096) return pool_classes;
+    // b in [2^h, 2^(h+1)), h >= 7: the lower half of that range (up to
+    // 1.5 * 2^h) or the upper one.
+    const std::size_t b = bytes - 1;
+    const int h = 63 - __builtin_clzll(b);
+    return pool_small + 2 * static_cast<std::size_t>(h - 7) + ((b >> (h - 1)) & 1);
+}
+
+struct pool_block {
+    pool_block* next;
+};
+// A thread's free lists. Trivially destructible and constant-initialized,
+// so that initial-exec TLS reaches it with one instruction (no
+// __tls_get_addr, no guard, no wrapper; 184 bytes of static TLS, within
+// what glibc reserves even for a dlopen()ed libmpi: abi.dlopen_static_tls).
+// room[c]: blocks class c may still take; 0 until the thread's first free
+// fills it in (alloc.cpp), and 0 again once the thread's lists went back
+// to operator delete at its exit, or with the pools off.
+struct pool_state {
+    pool_block* head[pool_classes];
+    uint16_t room[pool_classes];
+    bool started;  // room filled in; the reaper armed
+};
+[[gnu::tls_model("initial-exec")]] extern constinit thread_local pool_state tls_pool;
+
+void* pool_alloc_slow(std::size_t bytes);
+void pool_free_slow(void* p, std::size_t bytes) noexcept;
+
+// Inline: commit allocates and frees a block per IR node and per list.
+inline void* pool_alloc(std::size_t bytes) {
+    const std::size_t c = pool_class(bytes);
+    if (c < pool_classes) {
+        pool_state& p = tls_pool;
+        if (pool_block* b = p.head[c]) {
+            p.head[c] = b->next;
+            ++p.room[c];
+            return b;
+        }
+    }
+    return pool_alloc_slow(bytes);
+}
+inline void pool_free(void* ptr, std::size_t bytes) noexcept {
+    const std::size_t c = pool_class(bytes);
+    if (c < pool_classes) {
+        pool_state& p = tls_pool;
+        if (p.room[c] > 0) {
+            auto* b = static_cast<pool_block*>(ptr);
+            b->next = p.head[c];
+            p.head[c] = b;
+            --p.room[c];
+            return;
+        }
+    }
+    pool_free_slow(ptr, bytes);
+}
 }  // namespace detail
 
 template <class T>

@@ -117,10 +117,12 @@ std::string to_text(const ir& n) {
 }
 
 namespace {
-// count copies of kid, stride apart; one copy is the kid itself (what the
-// count-1 rule of normalization would make of it, without the extra node).
+// count copies of kid, stride apart, with normalization's vector rules
+// applied (one copy is the kid itself, vec(n, L, leaf(L)) a leaf, vectors
+// whose strides line up one vector): a 4-D subarray lowers to 2 nodes, not
+// 5 that normalization would then rewrite.
 ir_ptr repeat(int64_t count, int64_t stride, ir_ptr kid) {
-    return count == 1 ? std::move(kid) : make_vec(count, stride, std::move(kid));
+    return vec_node(count, stride, std::move(kid));
 }
 }  // namespace
 
@@ -147,6 +149,11 @@ ir_ptr lower(const type& t) {
         }
         case shape::hblock: {
             const type& k = *t.kids()[0];
+            if (t.count() == 1) {  // the count-1 rule (a subarray's placement)
+                ir_ptr c = repeat(t.blocklen(), k.extent(), lower(k));
+                c->disp += t.disps()[0];
+                return c;
+            }
             auto n = std::make_unique<ir>();
             n->k = ir_kind::blkidx;
             n->count = t.count();
@@ -170,9 +177,15 @@ ir_ptr lower(const type& t) {
             n->k = ir_kind::strct;
             n->count = t.count();
             copy_into(n->disps, t.disps().data(), t.disps().size());
+            n->kids.reserve(t.kids().size());
             for (size_t i = 0; i < t.kids().size(); ++i) {
                 const type& k = *t.kids()[i];
-                n->kids.push_back(repeat(t.blens()[i], k.extent(), lower(k)));
+                // A field like one of the 4 before it (WRF: 4, 3 and 2 of
+                // one subarray each) is a copy of that one's IR.
+                size_t j = i;
+                while (j > 0 && j + 4 > i && (t.kids()[j - 1] != &k || t.blens()[j - 1] != t.blens()[i])) --j;
+                if (j > 0 && j + 4 > i) n->kids.push_back(clone(*n->kids[j - 1]));
+                else n->kids.push_back(repeat(t.blens()[i], k.extent(), lower(k)));
             }
             return n;
         }

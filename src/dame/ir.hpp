@@ -71,5 +71,11 @@ std::string to_text(const ir& n);
 ir_ptr lower(const type& t);
 // Rewrites n to its normal form (a fixed point of all passes).
 void normalize(ir_ptr& n);
+// vec(count, stride, kid) with the rules normalization applies to a
+// vector over a normal child already applied (count-1, contig, vec-merge,
+// the child's disp hoisted): lowering builds its vectors with it, so that
+// commit makes and rewrites fewer nodes (the rules keep the type map;
+// normalization goes on from the result).
+ir_ptr vec_node(int64_t count, int64_t stride, ir_ptr kid);
 
 }  // namespace ch4lite::dame

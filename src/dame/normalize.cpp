@@ -45,6 +45,8 @@ bool hoist_first(ir& n) {
     return true;
 }
 
+// In place where the node stays (no allocation: lowering runs it on every
+// vector it builds, vec_node() below); the size is unchanged.
 bool rule_vec(ir_ptr& n) {
     ir& v = *n;
     ir& c = *v.kid();
@@ -52,12 +54,17 @@ bool rule_vec(ir_ptr& n) {
         become(n, std::move(v.kids[0]), v.disp);
         return true;
     }
-    if (c.is_leaf() && v.stride == c.len) {
-        become(n, make_leaf(v.count * c.len), v.disp);
+    if (c.is_leaf() && v.stride == c.len) {  // contig: v becomes leaf(count * len), as make_leaf
+        v.k = ir_kind::leaf;
+        v.len = v.count * c.len;
+        v.count = 0, v.stride = 0;
+        v.kids.clear();
         return true;
     }
-    if (c.k == ir_kind::vec && lines_up(v.stride, c.count, c.stride)) {
-        become(n, make_vec(v.count * c.count, c.stride, std::move(c.kids[0])), v.disp);
+    if (c.k == ir_kind::vec && lines_up(v.stride, c.count, c.stride)) {  // vec-merge
+        v.count *= c.count;
+        v.stride = c.stride;
+        v.kids[0] = std::move(c.kids[0]);  // releases c's child first, then frees c
         return true;
     }
     return false;
@@ -497,6 +504,32 @@ bool sweep(ir_ptr& n) {
 }
 
 }  // namespace
+
+ir_ptr vec_node(int64_t count, int64_t stride, ir_ptr kid) {
+    if (count == 1) return kid;
+    // contig and vec-merge without a new node: the kid grows (its disp is
+    // where the vector would have hoisted it).
+    if (kid->is_leaf() && stride == kid->len) {
+        kid->len *= count;
+        kid->size_ = -1;
+        return kid;
+    }
+    if (kid->k == ir_kind::vec && lines_up(stride, kid->count, kid->stride)) {
+        kid->count *= count;
+        kid->size_ = -1;
+        while (kid->k == ir_kind::vec && rule_vec(kid)) {
+        }
+        return kid;
+    }
+    ir_ptr n = make_vec(count, stride, std::move(kid));
+    // What a sweep does at a vector once its child is normal: hoist the
+    // child's disp, then the vector rules until none applies.
+    n->disp = n->kid()->disp;
+    n->kid()->disp = 0;
+    while (n->k == ir_kind::vec && rule_vec(n)) {
+    }
+    return n;
+}
 
 void normalize(ir_ptr& n) {
     // Each rule strictly shrinks the tree or moves a displacement upward, so
