@@ -10,7 +10,7 @@
 namespace ch4lite::dame::detail {
 namespace {
 
-constexpr std::size_t page = 4096;                 // blocks of page or more: the large-block cache
+constexpr std::size_t page = pool_page;
 constexpr int big_slots = 64;
 #if defined(__SANITIZE_ADDRESS__)
 constexpr int pool_cap = 0;  // keep use-after-free detectable

@@ -35,12 +35,13 @@ namespace detail {
 // Classes: 16, 32, ..., 128 bytes, then two per power of two (192, 256,
 // 384, ..., 3072, 4096) for blocks of 129 bytes to a page.
 constexpr std::size_t pool_small = 8;                 // the 16-byte classes
-constexpr std::size_t pool_classes = pool_small + 10;  // up to 4096 bytes
+constexpr std::size_t pool_classes = pool_small + 10;  // up to pool_page bytes
+constexpr std::size_t pool_page = 4096;  // blocks of this or more: the large-block cache
 
 // The class of a request; pool_classes: not pooled (0 bytes, a page or more).
 constexpr std::size_t pool_class(std::size_t bytes) noexcept {
     if (bytes - 1 < 128) return (bytes + 15) / 16 - 1;
-    if (bytes == 0 || bytes >= 4096) return pool_classes;
+    if (bytes == 0 || bytes >= pool_page) return pool_classes;
     // b in [2^h, 2^(h+1)), h >= 7: the lower half of that range (up to
     // 1.5 * 2^h) or the upper one.
     const std::size_t b = bytes - 1;

@@ -3,6 +3,7 @@
 #include "dame/ir.hpp"
 
 #include <cstdio>
+#include <utility>
 
 #include "dame/type.hpp"
 
@@ -48,7 +49,9 @@ ir_ptr make_vec(int64_t count, int64_t stride, ir_ptr kid, int64_t disp) {
 ir_ptr clone(const ir& n) {
     auto c = std::make_unique<ir>();
     c->k = n.k, c->disp = n.disp, c->count = n.count, c->len = n.len, c->stride = n.stride;
-    c->disps = n.disps, c->blens = n.blens;
+    copy_into(c->disps, n.disps.data(), n.disps.size());
+    copy_into(c->blens, n.blens.data(), n.blens.size());
+    c->kids.reserve(n.kids.size());
     for (const ir_ptr& k : n.kids) c->kids.push_back(clone(*k));
     return c;
 }
@@ -124,6 +127,23 @@ namespace {
 ir_ptr repeat(int64_t count, int64_t stride, ir_ptr kid) {
     return vec_node(count, stride, std::move(kid));
 }
+
+// The hoist rule, as the first sweep would apply it (the node's children
+// are final): children's disps into the node's list (struct) or into the
+// node (block index), then the list's first entry into the node. A struct
+// of normal fields is then normal too, and normalization's first sweep
+// finds nothing to do, so there is no second one.
+void hoist(ir& n) {
+    if (n.k == ir_kind::strct) {
+        for (size_t i = 0; i < n.kids.size(); ++i) n.disps[i] += std::exchange(n.kids[i]->disp, 0);
+    } else {
+        n.disp += std::exchange(n.kid()->disp, 0);
+    }
+    if (n.disps.empty() || n.disps[0] == 0) return;
+    const int64_t d0 = n.disps[0];
+    for (int64_t& d : n.disps) d -= d0;
+    n.disp += d0;
+}
 }  // namespace
 
 ir_ptr lower(const type& t) {
@@ -159,6 +179,7 @@ ir_ptr lower(const type& t) {
             n->count = t.count();
             copy_into(n->disps, t.disps().data(), t.disps().size());
             n->kids.push_back(repeat(t.blocklen(), k.extent(), lower(k)));
+            hoist(*n);
             return n;
         }
         case shape::hindexed: {
@@ -187,6 +208,7 @@ ir_ptr lower(const type& t) {
                 if (j > 0 && j + 4 > i) n->kids.push_back(clone(*n->kids[j - 1]));
                 else n->kids.push_back(repeat(t.blens()[i], k.extent(), lower(k)));
             }
+            hoist(*n);
             return n;
         }
         case shape::resized:

@@ -51,6 +51,30 @@ TEST(DameNormalize, StructOfOneBasicTypeBecomesIndex) {
     EXPECT_EQ(normal("contig(3, double_int)"), "vec(3,+16,leaf(12))");
 }
 
+TEST(DameNormalize, LoweringAppliesTheVectorRulesAsItBuilds) {
+    // Lowering builds vectors with normalization's first rules applied
+    // (vec_node) and hoists displacements into structs and block indexes:
+    // a subarray or a struct of them (WRF's halo, fields repeated) is in
+    // normal form already, so commit makes few nodes and one sweep.
+    const char* wrf =
+        "struct([1,1,1,1], [0,4000,9000,20000], [subarray([34,24],[3,16],[1,1],C,float),"
+        " subarray([34,24],[3,16],[1,1],C,float), subarray([34,65,24],[3,65,16],[1,0,1],C,float),"
+        " subarray([2,34,65,24],[1,3,65,16],[1,1,0,1],C,float)])";
+    for (const char* text : {"subarray([2,34,65,24],[1,3,65,16],[1,1,0,1],C,float)",
+                             "vector(3, 16, 24, float)", "hvector(4, 2, 40, contig(3, int))",
+                             "blkidx(2, [3, 9, 20], contig(2, double))", wrf}) {
+        dame_test::type_ref t = dame_test::committed(text);
+        ASSERT_TRUE(t.get());
+        ch4lite::dame::ir_ptr n = ch4lite::dame::lower(*t.get());
+        const std::string lowered = ch4lite::dame::to_text(*n);
+        EXPECT_EQ(lowered, normal_form(*t.get())) << text;
+    }
+    EXPECT_EQ(normal("subarray([2,34,65,24],[1,3,65,16],[1,1,0,1],C,float)"), "@218404:vec(195,+96,leaf(64))");
+    EXPECT_EQ(normal(wrf),
+              "@100:struct(<0,4000,15144,238304>,vec(3,+96,leaf(64)),vec(3,+96,leaf(64)),"
+              "vec(195,+96,leaf(64)),vec(195,+96,leaf(64)))");
+}
+
 TEST(DameNormalize, IndexListsPickTheCheaperForm) {
     // Regular index list -> vector; one arithmetic break -> TypePath finds the repeat.
     EXPECT_EQ(normal("blkidx(1, [0,4,8,12], int)"), "vec(4,+16,leaf(4))");
