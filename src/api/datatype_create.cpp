@@ -179,7 +179,7 @@ int struct_impl(const char* fn, int64_t count, const B* bl, const D* disps,
     DT_TRY(check_ptr(fn, "newtype", newtype));
     type* t = nullptr;
     return guarded(fn, t, [&] {
-        dame::pool_vec<type*> ts(static_cast<size_t>(count));
+        dame::pool_vec<type*> ts(static_cast<size_t>(count), nullptr);
         for (int64_t i = 0; i < count; ++i) {
             if (bl[i] < 0)
                 DT_FAIL(MPI_ERR_COUNT, "invalid array_of_blocklengths[%lld] = %lld: must be >= 0",

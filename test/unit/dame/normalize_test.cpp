@@ -300,57 +300,51 @@ TEST(DameIrPool, LiveBlocksNeverOverlapAcrossThreads) {
     for (const live& l : c) pool_free(l.p, l.n);
 }
 
+// A freed block of `first` bytes comes back for `same` bytes (the same pool
+// class or whole pages) and not for `other`, while glibc, asked for `steal`
+// bytes in between, would have handed out the block had the pool given it
+// back; not under ASan, where the pools keep nothing. Returns the block
+// given out for `same` (freed).
+static void* expect_comes_back(size_t first, size_t steal, size_t same, size_t other) {
+    using ch4lite::dame::detail::pool_alloc;
+    using ch4lite::dame::detail::pool_free;
+    void* a = pool_alloc(first);
+    std::memset(a, 1, first);
+    pool_free(a, first);
+    void* s = std::malloc(steal);
+    void* b = pool_alloc(same);
+    void* c = pool_alloc(other);
+#if defined(__SANITIZE_ADDRESS__)
+    EXPECT_NE(c, b);
+#else
+    EXPECT_NE(s, a);
+    EXPECT_EQ(b, a);
+    EXPECT_NE(c, a);
+#endif
+    std::free(s);
+    std::memset(b, 2, same);
+    std::memset(c, 3, other);
+    pool_free(b, same);
+    pool_free(c, other);
+    return b;
+}
+
 TEST(DameIrPool, MidSizeBlocksComeBackWithinTheirClass) {
     // Blocks of 129 bytes to a page have two classes per power of two (129-192,
     // 193-256, 257-384, ...): a freed 190-byte block (a type object is 280)
     // comes back for 130 bytes, which glibc would serve from another bin,
     // and not for 193, the next class.
-    using ch4lite::dame::detail::pool_alloc;
-    using ch4lite::dame::detail::pool_free;
-    void* a = pool_alloc(190);
-    std::memset(a, 1, 190);
-    pool_free(a, 190);
-    void* steal = std::malloc(190);  // would get a's memory, had the pool given it back
-    void* b = pool_alloc(130);
-    void* c = pool_alloc(193);
-#if defined(__SANITIZE_ADDRESS__)
-    EXPECT_NE(c, b);
-#else
-    EXPECT_NE(steal, a);
-    EXPECT_EQ(b, a);
-    EXPECT_NE(c, a);
-#endif
-    std::free(steal);
-    std::memset(b, 2, 130);
-    std::memset(c, 3, 193);
-    pool_free(b, 130);
-    pool_free(c, 193);
+    expect_comes_back(190, 190, 130, 193);
 }
 
 TEST(DameIrPool, LargeBlocksComeBackForTheSameWholePages) {
     // A freed block of 4 KiB or more is kept and handed out again for a
     // request of the same size in whole pages (what commit asks for when it
-    // builds the same type again); not under ASan, which sees every block.
+    // builds the same type again): 20479 bytes are 5 pages, as 20000; after
+    // that nothing is kept for 20000.
+    void* b = expect_comes_back(20000, 20480, 20479, 20000);
     using ch4lite::dame::detail::pool_alloc;
     using ch4lite::dame::detail::pool_free;
-    void* a = pool_alloc(20000);
-    std::memset(a, 1, 20000);
-    pool_free(a, 20000);
-    void* steal = std::malloc(20480);  // would get a's memory, had the pool given it back
-    void* b = pool_alloc(20479);       // 5 pages, as 20000
-    void* c = pool_alloc(20000);       // nothing kept for it now
-#if defined(__SANITIZE_ADDRESS__)
-    EXPECT_NE(c, b);
-#else
-    EXPECT_NE(steal, a);
-    EXPECT_EQ(b, a);
-    EXPECT_NE(c, a);
-#endif
-    std::free(steal);
-    std::memset(b, 2, 20479);
-    std::memset(c, 3, 20000);
-    pool_free(b, 20479);
-    pool_free(c, 20000);
     void* d = pool_alloc(4096 * 7);  // another size: a block of its own
     EXPECT_NE(d, b);
     std::memset(d, 4, 4096 * 7);
