@@ -12,8 +12,8 @@ namespace {
 
 constexpr std::size_t page = pool_page;
 constexpr int big_slots = 64;
-#if defined(__SANITIZE_ADDRESS__)
-constexpr int pool_cap = 0;  // keep use-after-free detectable
+#if defined(CH4LITE_DAME_NO_POOL)
+constexpr int pool_cap = 0;  // keep use-after-free detectable (alloc.hpp)
 constexpr std::size_t class_bytes_cap = 0;
 constexpr std::size_t big_cap = 0;
 #else

@@ -31,6 +31,14 @@
 
 namespace ch4lite::dame {
 
+// Sanitizer builds pool nothing: every block stays visible to the checkers
+// (use after free, leaks), and no inline code reaches the thread's lists
+// (GCC's UBSan check of that initial-exec TLS access, inlined into another
+// translation unit, reports a null pointer during static initialization).
+#if defined(__SANITIZE_ADDRESS__) || defined(CH4LITE_SANITIZED)
+#define CH4LITE_DAME_NO_POOL 1
+#endif
+
 namespace detail {
 // Classes: 16, 32, ..., 128 bytes, then two per power of two (192, 256,
 // 384, ..., 3072, 4096) for blocks of 129 bytes to a page.
@@ -69,6 +77,10 @@ struct pool_state {
 void* pool_alloc_slow(std::size_t bytes);
 void pool_free_slow(void* p, std::size_t bytes) noexcept;
 
+#if defined(CH4LITE_DAME_NO_POOL)
+inline void* pool_alloc(std::size_t bytes) { return ::operator new(bytes); }
+inline void pool_free(void* ptr, std::size_t) noexcept { ::operator delete(ptr); }
+#else
 // Inline: commit allocates and frees a block per IR node and per list.
 inline void* pool_alloc(std::size_t bytes) {
     const std::size_t c = pool_class(bytes);
@@ -96,6 +108,7 @@ inline void pool_free(void* ptr, std::size_t bytes) noexcept {
     }
     pool_free_slow(ptr, bytes);
 }
+#endif
 }  // namespace detail
 
 template <class T>
