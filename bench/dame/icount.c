@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Instruction counts of MPI_Pack / MPI_Unpack against the hand-written loop
- * for one DDTBench layout, for `valgrind --tool=callgrind` (icount.sh): on a
+ * Instruction counts of MPI_Pack / MPI_Unpack against the hand-written loop,
+ * and of constructing + committing + freeing the type, for one DDTBench layout, for `valgrind --tool=callgrind` (icount.sh): on a
  * shared, noisy machine instruction counts are the stable measure of the
  * interpreter's overhead. Plain MPI C; built like the benchmarks.
  *   icount <layout substring>
@@ -25,6 +25,15 @@ __attribute__((noinline)) void run_unpack(ddt *L, MPI_Datatype t, char *in) {
 __attribute__((noinline)) void run_hand(ddt *L, char *out, int unpack) {
     for (int i = 0; i < REPS; ++i) L->hand(L, out, unpack);
 }
+/* Construction + commit + free of the layout's type (the dame_commit table's
+ * work, and the free). */
+__attribute__((noinline)) void run_commit(ddt *L) {
+    for (int i = 0; i < REPS; ++i) {
+        MPI_Datatype t;
+        L->mktype(L, &t);
+        MPI_Type_free(&t);
+    }
+}
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -41,6 +50,8 @@ int main(int argc, char **argv) {
         run_hand(&L, buf, 0);
         run_unpack(&L, t, buf);
         run_hand(&L, buf, 1);
+        run_commit(&L);
+        run_commit(&L);
         printf("%s %zu\n", L.name, L.bytes);
         MPI_Type_free(&t);
         free(buf);
