@@ -12,15 +12,11 @@ namespace {
 
 constexpr std::size_t page = pool_page;
 constexpr int big_slots = 64;
-#if defined(CH4LITE_DAME_NO_POOL)
-constexpr int pool_cap = 0;  // keep use-after-free detectable (alloc.hpp)
-constexpr std::size_t class_bytes_cap = 0;
-constexpr std::size_t big_cap = 0;
-#else
+// (Sanitizer builds never come here: alloc.hpp's functions are plain
+// operator new/delete there.)
 constexpr int pool_cap = 256;  // blocks kept per class and thread
 constexpr std::size_t class_bytes_cap = 64 * 1024;  // and bytes (the classes above 256 bytes)
 constexpr std::size_t big_cap = std::size_t{4} << 20;  // bytes of large blocks kept per thread
-#endif
 
 // CH4LITE_DAME_POOL=0: no pools and no cache, every block from operator
 // new and back to operator delete at once (memory checkers; dt_nomem, whose

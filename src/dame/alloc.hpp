@@ -109,6 +109,13 @@ inline void pool_free(void* ptr, std::size_t bytes) noexcept {
     pool_free_slow(ptr, bytes);
 }
 #endif
+// operator new(bytes, std::nothrow) of the classes whose objects come from
+// the pool (type, program).
+inline void* pool_alloc_nothrow(std::size_t bytes) noexcept try {
+    return pool_alloc(bytes);
+} catch (const std::bad_alloc&) {
+    return nullptr;
+}
 }  // namespace detail
 
 template <class T>

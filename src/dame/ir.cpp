@@ -3,7 +3,6 @@
 #include "dame/ir.hpp"
 
 #include <cstdio>
-#include <utility>
 
 #include "dame/type.hpp"
 
@@ -119,33 +118,6 @@ std::string to_text(const ir& n) {
     return s;
 }
 
-namespace {
-// count copies of kid, stride apart, with normalization's vector rules
-// applied (one copy is the kid itself, vec(n, L, leaf(L)) a leaf, vectors
-// whose strides line up one vector): a 4-D subarray lowers to 2 nodes, not
-// 5 that normalization would then rewrite.
-ir_ptr repeat(int64_t count, int64_t stride, ir_ptr kid) {
-    return vec_node(count, stride, std::move(kid));
-}
-
-// The hoist rule, as the first sweep would apply it (the node's children
-// are final): children's disps into the node's list (struct) or into the
-// node (block index), then the list's first entry into the node. A struct
-// of normal fields is then normal too, and normalization's first sweep
-// finds nothing to do, so there is no second one.
-void hoist(ir& n) {
-    if (n.k == ir_kind::strct) {
-        for (size_t i = 0; i < n.kids.size(); ++i) n.disps[i] += std::exchange(n.kids[i]->disp, 0);
-    } else {
-        n.disp += std::exchange(n.kid()->disp, 0);
-    }
-    if (n.disps.empty() || n.disps[0] == 0) return;
-    const int64_t d0 = n.disps[0];
-    for (int64_t& d : n.disps) d -= d0;
-    n.disp += d0;
-}
-}  // namespace
-
 ir_ptr lower(const type& t) {
     // An empty type lowers to nothing: its children may be huge types repeated
     // zero times, whose products were never checked (and need not fit).
@@ -165,12 +137,12 @@ ir_ptr lower(const type& t) {
         }
         case shape::hvector: {
             const type& k = *t.kids()[0];
-            return repeat(t.count(), t.stride(), repeat(t.blocklen(), k.extent(), lower(k)));
+            return vec_node(t.count(), t.stride(), vec_node(t.blocklen(), k.extent(), lower(k)));
         }
         case shape::hblock: {
             const type& k = *t.kids()[0];
             if (t.count() == 1) {  // the count-1 rule (a subarray's placement)
-                ir_ptr c = repeat(t.blocklen(), k.extent(), lower(k));
+                ir_ptr c = vec_node(t.blocklen(), k.extent(), lower(k));
                 c->disp += t.disps()[0];
                 return c;
             }
@@ -178,7 +150,7 @@ ir_ptr lower(const type& t) {
             n->k = ir_kind::blkidx;
             n->count = t.count();
             copy_into(n->disps, t.disps().data(), t.disps().size());
-            n->kids.push_back(repeat(t.blocklen(), k.extent(), lower(k)));
+            n->kids.push_back(vec_node(t.blocklen(), k.extent(), lower(k)));
             hoist(*n);
             return n;
         }
@@ -206,7 +178,7 @@ ir_ptr lower(const type& t) {
                 size_t j = i;
                 while (j > 0 && j + 4 > i && (t.kids()[j - 1] != &k || t.blens()[j - 1] != t.blens()[i])) --j;
                 if (j > 0 && j + 4 > i) n->kids.push_back(clone(*n->kids[j - 1]));
-                else n->kids.push_back(repeat(t.blens()[i], k.extent(), lower(k)));
+                else n->kids.push_back(vec_node(t.blens()[i], k.extent(), lower(k)));
             }
             hoist(*n);
             return n;

@@ -77,5 +77,10 @@ void normalize(ir_ptr& n);
 // commit makes and rewrites fewer nodes (the rules keep the type map;
 // normalization goes on from the result).
 ir_ptr vec_node(int64_t count, int64_t stride, ir_ptr kid);
+// The hoist rule at n as a sweep applies it (its children's disps into n,
+// then the first entry of n's list into n's disp): lowering runs it on the
+// structs and block indexes it builds, so that a struct of normal fields
+// needs one normalization sweep, not two.
+void hoist(ir& n);
 
 }  // namespace ch4lite::dame

@@ -24,6 +24,7 @@
 // byte layouts give equal programs whatever the element type was.
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "dame/ir.hpp"
 #include "dame/lists.hpp"
@@ -35,6 +36,23 @@ namespace {
 void become(ir_ptr& n, ir_ptr repl, int64_t extra_disp) {
     repl->disp += extra_disp;
     n = std::move(repl);
+}
+
+// The children's disps into the node: a struct's into its list, another
+// node's (one child) into its own disp. True if one was not 0.
+bool hoist_kids(ir& n) {
+    bool moved = false;
+    if (n.k == ir_kind::strct) {
+        for (size_t i = 0; i < n.kids.size(); ++i) {
+            if (n.kids[i]->disp == 0) continue;
+            n.disps[i] += std::exchange(n.kids[i]->disp, 0);
+            moved = true;
+        }
+    } else if (!n.is_leaf() && n.kid()->disp != 0) {
+        n.disp += std::exchange(n.kid()->disp, 0);
+        moved = true;
+    }
+    return moved;
 }
 
 bool hoist_first(ir& n) {
@@ -478,21 +496,8 @@ bool sweep(ir_ptr& n) {
         n = make_leaf(0);
         return true;
     }
-    if (n->k == ir_kind::strct) {
-        for (size_t i = 0; i < n->kids.size(); ++i) {
-            if (n->kids[i]->disp != 0) {
-                n->disps[i] += n->kids[i]->disp;
-                n->kids[i]->disp = 0;
-                changed = true;
-            }
-        }
-        return rule_struct(n) || changed;
-    }
-    if (!n->is_leaf() && n->kid()->disp != 0) {
-        n->disp += n->kid()->disp;
-        n->kid()->disp = 0;
-        changed = true;
-    }
+    changed |= hoist_kids(*n);
+    if (n->k == ir_kind::strct) return rule_struct(n) || changed;
     switch (n->k) {
         case ir_kind::leaf: return changed;
         case ir_kind::vec: return rule_vec(n) || rule_chain_runs(n) || changed;
@@ -524,11 +529,15 @@ ir_ptr vec_node(int64_t count, int64_t stride, ir_ptr kid) {
     ir_ptr n = make_vec(count, stride, std::move(kid));
     // What a sweep does at a vector once its child is normal: hoist the
     // child's disp, then the vector rules until none applies.
-    n->disp = n->kid()->disp;
-    n->kid()->disp = 0;
+    hoist_kids(*n);
     while (n->k == ir_kind::vec && rule_vec(n)) {
     }
     return n;
+}
+
+void hoist(ir& n) {
+    hoist_kids(n);
+    hoist_first(n);
 }
 
 void normalize(ir_ptr& n) {

@@ -43,10 +43,8 @@ static_assert(sizeof(node) == 64, "a node is one cache line");
 class program {
   public:
     program() noexcept {}  // every member has its initializer (as type() in type.hpp)
-    static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept try {
-        return detail::pool_alloc(bytes);
-    } catch (const std::bad_alloc&) {
-        return nullptr;
+    static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+        return detail::pool_alloc_nothrow(bytes);
     }
     static void operator delete(void* p, std::size_t bytes) noexcept { detail::pool_free(p, bytes); }
     const node& root() const noexcept { return nodes_[0]; }

@@ -113,10 +113,8 @@ class type {
     type() noexcept;
     // From alloc.hpp's pool (a struct of subarrays is a dozen or more types).
     static void* operator new(std::size_t bytes) { return detail::pool_alloc(bytes); }
-    static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept try {
-        return detail::pool_alloc(bytes);
-    } catch (const std::bad_alloc&) {
-        return nullptr;
+    static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
+        return detail::pool_alloc_nothrow(bytes);
     }
     static void operator delete(void* p, std::size_t bytes) noexcept { detail::pool_free(p, bytes); }
     ~type();
