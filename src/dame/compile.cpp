@@ -85,6 +85,27 @@ seg_info segments_of(const ir& n) {
 
 }  // namespace
 
+// Whether emit() makes n's leaf child part of n (a final node) rather than a
+// node of its own.
+bool takes_leaf(const ir& n) {
+    const ir* kid = n.kids.empty() ? nullptr : n.kid();
+    return kid && kid->is_leaf() && n.k != ir_kind::strct &&
+           !(n.k == ir_kind::idx && n.stride != kid->len);
+}
+
+// The nodes and struct kid slots emit() makes for n: the program's arrays are
+// sized once (growing the node array by doubling was 5 blocks and 4 copies
+// for a WRF struct).
+void count_emit(const ir& n, size_t* nodes, size_t* kids) {
+    ++*nodes;
+    if (n.k == ir_kind::strct) {
+        *kids += n.kids.size();
+        for (const ir_ptr& k : n.kids) count_emit(*k, nodes, kids);
+    } else if (!n.kids.empty() && !takes_leaf(n)) {
+        count_emit(*n.kid(), nodes, kids);
+    }
+}
+
 struct compiler {
     program& p;
 
@@ -132,7 +153,6 @@ struct compiler {
         nd.size = n.size();
         int64_t bits = 0;
         const ir* kid = n.kids.empty() ? nullptr : n.kid();
-        const bool final = kid && kid->is_leaf() && n.k != ir_kind::strct;
         bool wide = false, far = false;
         switch (n.k) {
             case ir_kind::leaf:
@@ -183,7 +203,7 @@ struct compiler {
             }
         }
         nd.wide = wide;
-        if (final && !(n.k == ir_kind::idx && n.stride != kid->len)) {
+        if (takes_leaf(n)) {
             nd.blen = kid->len;
             nd.kern = choose_kernel(nd.kind, kid->len, wide, far);
             bits |= kid->len;
@@ -253,6 +273,10 @@ status compile(const type& t, std::unique_ptr<const program>* out) noexcept {
         p->segs_ = s.segs, p->first_ = s.first, p->last_end_ = s.last_end;
         p->size_ = t.size();
         p->extent_ = t.extent();
+        size_t nodes = 0, kids = 0;
+        count_emit(*n, &nodes, &kids);
+        p->nodes_.reserve(nodes);
+        p->kids_.reserve(kids);
         compiler{*p}.emit(*n, 1);
         for (node& nd : p->nodes_) {  // pointers into nodes_ only now that it is stable
             if (nd.kind != op::vector || nd.kern) continue;
