@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
-// MPI_Type_create_subarray: a nest of hvectors (one per dimension, the
-// fastest-varying one a contiguous run), displaced to the subarray's corner
-// and resized to the full array (lb 0, extent = product of sizes).
-#include <vector>
+// MPI_Type_create_subarray: a nest of hvectors (one per dimension; the
+// fastest-varying one's run is the first one's block), placed at the
+// subarray's corner with the full array's bounds (lb 0, extent = product of
+// sizes): ndims types in all (the contiguous run, the placement and the
+// resize were three more, and a struct of subarrays makes many).
+#include <algorithm>
 
 #include "dame/checked.hpp"
 #include "dame/type.hpp"
@@ -21,29 +23,33 @@ status make_subarray(int ndims, const int64_t* sizes, const int64_t* subsizes,
     auto dim = [&](int k) { return order_c ? ndims - 1 - k : k; };
     checked c;
     const int64_t ext = old->extent();
-    type* cur = nullptr;
-    if (status s = make_contiguous(subsizes[dim(0)], old, &cur); s != status::ok) return s;
     int64_t stride = c.mul(sizes[dim(0)], ext);
     int64_t offset = c.mul(starts[dim(0)], ext);
-    for (int k = 1; k < ndims && !c.bad; ++k) {
+    if (c.bad) return status::range;
+    // The fastest dimension's run is the blocks of the first vector (a
+    // 1-D subarray: a vector of one block).
+    type* cur = nullptr;
+    for (int k = 1; k < std::max(ndims, 2) && !c.bad; ++k) {  // at least once
+        const bool first = k == 1;
+        const int64_t n = k < ndims ? subsizes[dim(k)] : 1;
         type* next = nullptr;
-        status s = make_vector(subsizes[dim(k)], 1, stride, true, cur, &next);
-        cur->release();
+        status s = make_vector(n, first ? subsizes[dim(0)] : 1, stride, true, first ? old : cur, &next);
+        if (cur) cur->release();
         if (s != status::ok) return s;
         cur = next;
-        offset = c.add(offset, c.mul(starts[dim(k)], stride));
-        stride = c.mul(stride, sizes[dim(k)]);
+        if (k < ndims) {
+            offset = c.add(offset, c.mul(starts[dim(k)], stride));
+            stride = c.mul(stride, sizes[dim(k)]);
+        }
     }
     if (c.bad) {
         cur->release();
         return status::range;
     }
-    type* placed = nullptr;
-    status s = make_indexed_block(1, 1, &offset, true, cur, &placed);
+    // Placed at the corner, bounds those of the whole array (stride is now
+    // its byte size).
+    status s = make_placed(cur, offset, 0, stride, out);
     cur->release();
-    if (s != status::ok) return s;
-    s = make_resized(placed, 0, stride, out);  // stride is now the full array's byte size
-    placed->release();
     if (s == status::ok) (*out)->comb_ = combiner::subarray;
     return s;
 }

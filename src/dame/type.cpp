@@ -51,8 +51,8 @@ type::type(const predefined_info* p, uintptr_t handle) noexcept
 type::type() noexcept = default;
 
 type::~type() {
-    for (type* k : kids_) k->release();
-    for (type* k : user_types_) k->release();
+    for (type* k : kids_.view()) k->release();
+    for (type* k : user_types_.view()) k->release();
 }
 
 void type::release() const noexcept {
@@ -229,6 +229,7 @@ status make_struct(int64_t count, const int64_t* blens, const int64_t* disps, ty
         if (blens[i] < 0 || !types[i]) return status::invalid;
     DAME_NEW(t, combiner::struct_, shape::hstruct);
     t->count_ = count;
+    t->kids_.reserve(static_cast<size_t>(count));
     t->blens_.assign(blens, blens + count);
     t->disps_.assign(disps, disps + count);
     for (int64_t i = 0; i < count; ++i) {
@@ -256,6 +257,22 @@ status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept 
     b.lb = lb;
     b.ub = b.c.add(lb, extent);
     b.tlb = old->true_lb(), b.tub = old->true_ub();
+    t->sticky_ = true;
+    return b.finish(out);
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
+}
+
+status make_placed(type* old, int64_t disp, int64_t lb, int64_t extent, type** out) noexcept try {
+    if (!old) return status::invalid;
+    DAME_NEW(t, combiner::resized, shape::hblock);
+    t->count_ = 1, t->blocklen_ = 1;
+    b.adopt(old);
+    t->disps_.assign(1, disp);
+    b.block(old, disp, 1);  // size, elements, true bounds
+    b.any = true;
+    b.lb = lb;
+    b.ub = b.c.add(lb, extent);
     t->sticky_ = true;
     return b.finish(out);
 } catch (const std::bad_alloc&) {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "dame/alloc.hpp"
@@ -43,6 +44,42 @@ struct contents {
     pool_vec<int> ints;
     pool_vec<int64_t> aints;
     pool_vec<int64_t> counts;
+};
+
+class type;
+
+// The types a type holds (its children, or those the user passed): one for
+// every constructor but struct, so one is kept in place and only longer
+// lists take a block (a struct of subarrays is 15 types; a list block each
+// was 30 of its 105 allocations). Not movable: a type never moves.
+class type_list {
+  public:
+    type_list() noexcept = default;
+    type_list(const type_list&) = delete;
+    type_list& operator=(const type_list&) = delete;
+    ~type_list() {
+        if (data_ != &one_) detail::pool_free(data_, cap_ * sizeof(type*));
+    }
+    std::span<type* const> view() const noexcept { return {data_, n_}; }
+    size_t size() const noexcept { return n_; }
+    // Room for n entries in all (may throw std::bad_alloc; the list is then
+    // unchanged).
+    void reserve(size_t n) {
+        if (n <= cap_) return;
+        auto* d = static_cast<type**>(detail::pool_alloc(n * sizeof(type*)));
+        for (size_t i = 0; i < n_; ++i) d[i] = data_[i];
+        if (data_ != &one_) detail::pool_free(data_, cap_ * sizeof(type*));
+        data_ = d, cap_ = n;
+    }
+    void push_back(type* k) {
+        if (n_ == cap_) reserve(2 * cap_);
+        data_[n_++] = k;
+    }
+
+  private:
+    type** data_ = &one_;
+    size_t n_ = 0, cap_ = 1;
+    type* one_ = nullptr;
 };
 
 class type {
@@ -85,17 +122,19 @@ class type {
     // What MPI calls a predefined datatype: a named one or an f90 one.
     bool predefined_for_mpi() const noexcept { return is_predefined() || f90(); }
     shape shp() const noexcept { return shape_; }
-    const pool_vec<type*>& kids() const noexcept { return kids_; }
-    const pool_vec<type*>& user_types() const noexcept { return user_types_; }
+    std::span<type* const> kids() const noexcept { return kids_.view(); }
+    std::span<type* const> user_types() const noexcept { return user_types_.view(); }
     const contents& user_contents() const noexcept { return contents_; }
     bool large_counts() const noexcept { return large_; }
     void set_contents(contents c, bool large) { contents_ = std::move(c); large_ = large; }
-    // The datatypes the user passed (retained until this type dies).
+    // The datatypes the user passed (retained until this type dies); once,
+    // right after construction.
     void set_user_types(type* const* ts, size_t n) {
-        pool_vec<type*> v(ts, ts + n);  // may throw: nothing retained yet
-        for (type* k : v) k->retain();
-        for (type* k : user_types_) k->release();
-        user_types_.swap(v);
+        user_types_.reserve(n);  // may throw: nothing retained yet
+        for (size_t i = 0; i < n; ++i) {
+            user_types_.push_back(ts[i]);
+            ts[i]->retain();
+        }
     }
     int64_t count() const noexcept { return count_; }
     int64_t blocklen() const noexcept { return blocklen_; }
@@ -134,6 +173,7 @@ class type {
     friend status make_darray(int64_t, int64_t, int, const int64_t*, const distrib*, const int64_t*,
                               const int64_t*, bool, type*, type**) noexcept;
     friend status make_resized(type*, int64_t, int64_t, type**) noexcept;
+    friend status make_placed(type*, int64_t, int64_t, int64_t, type**) noexcept;
     friend status make_dup(type*, type**) noexcept;
     friend status make_f90(combiner, type*, type**) noexcept;
     int64_t size_ = 0, lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
@@ -151,8 +191,8 @@ class type {
     uintptr_t handle_ = 0;
     int64_t count_ = 0, blocklen_ = 0, stride_ = 0;
     pool_vec<int64_t> blens_, disps_;
-    pool_vec<type*> kids_;        // retained children (internal shape)
-    pool_vec<type*> user_types_;  // retained, as passed by the user (get_contents)
+    type_list kids_;        // retained children (internal shape)
+    type_list user_types_;  // retained, as passed by the user (get_contents)
     contents contents_;
 };
 
@@ -193,6 +233,10 @@ status make_darray(int64_t size, int64_t rank, int ndims, const int64_t* gsizes,
                    const distrib* distribs, const int64_t* dargs, const int64_t* psizes,
                    bool order_c, type* old, type** out) noexcept;
 status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept;
+// One `old` at byte displacement disp, with bounds set to [lb, lb + extent)
+// as make_resized sets them: resized(hindexed_block(1, 1, {disp}, old), lb,
+// extent) as one type (a subarray's corner in the whole array).
+status make_placed(type* old, int64_t disp, int64_t lb, int64_t extent, type** out) noexcept;
 status make_dup(type* old, type** out) noexcept;
 // The type MPI_Type_create_f90_* returns: `named` (a predefined type)
 // under combiner c (one of the f90 ones), committed. status::invalid for
