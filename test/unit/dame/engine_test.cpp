@@ -108,6 +108,69 @@ TEST(DameBadInput, ConstructorsRefuseAndDetectOverflow) {
     EXPECT_EQ(parse_type("contig(99999999999999999999, int)", &out), status::range);
 }
 
+// A subarray is the nest of hvectors the standard describes, placed at the
+// corner and resized to the whole array, made of ndims types (2 for one
+// dimension): the same bounds, size and normal form as that nest built
+// type by type (contiguous run, hvectors, hindexed_block of the corner,
+// resized), on bases with a lower bound and with an extent beyond their data.
+TEST(DameSubarray, IsTheNestOfVectorsItStandsFor) {
+    type* padded = nullptr;  // a double with lb -4, extent 16
+    ASSERT_EQ(make_resized(predefined_type(0x214), -4, 16, &padded), status::ok);
+    type_ref pad(padded);
+    struct shape_case {
+        int nd;
+        int64_t sizes[4], subs[4], starts[4];
+        bool c;
+    };
+    const shape_case cases[] = {{1, {9}, {4}, {3}, true},
+                                {2, {6, 5}, {4, 3}, {2, 1}, true},
+                                {3, {4, 5, 6}, {2, 3, 4}, {1, 1, 2}, false},
+                                {4, {2, 34, 65, 24}, {1, 3, 65, 16}, {1, 1, 0, 1}, true},
+                                {4, {3, 1, 4, 2}, {3, 1, 2, 1}, {0, 0, 1, 1}, false}};
+    for (type* base : {predefined_type(0x214), padded}) {
+        for (const shape_case& k : cases) {
+            type* sa = nullptr;
+            ASSERT_EQ(make_subarray(k.nd, k.sizes, k.subs, k.starts, k.c, base, &sa), status::ok);
+            type_ref s(sa);
+            // The nest, type by type, fastest dimension first.
+            auto dim = [&](int i) { return k.c ? k.nd - 1 - i : i; };
+            type* cur = nullptr;
+            ASSERT_EQ(make_contiguous(k.subs[dim(0)], base, &cur), status::ok);
+            int64_t stride = k.sizes[dim(0)] * base->extent(), offset = k.starts[dim(0)] * base->extent();
+            for (int i = 1; i < k.nd; ++i) {
+                type* next = nullptr;
+                ASSERT_EQ(make_vector(k.subs[dim(i)], 1, stride, true, cur, &next), status::ok);
+                cur->release();
+                cur = next;
+                offset += k.starts[dim(i)] * stride;
+                stride *= k.sizes[dim(i)];
+            }
+            type *placed = nullptr, *ref = nullptr;
+            ASSERT_EQ(make_indexed_block(1, 1, &offset, true, cur, &placed), status::ok);
+            cur->release();
+            ASSERT_EQ(make_resized(placed, 0, stride, &ref), status::ok);
+            placed->release();
+            type_ref r(ref);
+            const std::string what = "subarray of " + std::to_string(k.nd) + " dims";
+            EXPECT_EQ(sa->size(), ref->size()) << what;
+            EXPECT_EQ(sa->lb(), ref->lb()) << what;
+            EXPECT_EQ(sa->ub(), ref->ub()) << what;
+            EXPECT_EQ(sa->true_lb(), ref->true_lb()) << what;
+            EXPECT_EQ(sa->true_ub(), ref->true_ub()) << what;
+            EXPECT_EQ(sa->elements(), ref->elements()) << what;
+            EXPECT_EQ(sa->alignment(), ref->alignment()) << what;
+            EXPECT_TRUE(sa->explicit_bounds()) << what;
+            EXPECT_EQ(sa->comb(), combiner::subarray) << what;
+            ASSERT_EQ(sa->commit(), status::ok);
+            ASSERT_EQ(ref->commit(), status::ok);
+            EXPECT_EQ(normal_form(*sa), normal_form(*ref)) << what;
+            int types = 0;
+            for (const type* t = sa; !t->is_predefined(); t = t->kids()[0]) ++types;
+            EXPECT_EQ(types - (base == padded), std::max(k.nd, 2)) << what;
+        }
+    }
+}
+
 TEST(DameMove, RangesStartAnywhereAndStopAnywhere) {
     type_ref t = committed("struct([2,1,3],[0,40,-24],[vector(3,1,2,int), short_int, hvector(2,2,100,float)])");
     const int64_t count = 5, total = count * t->size();
