@@ -7,7 +7,7 @@
 // malloc/free took half of a commit's instructions. Blocks of up to 128
 // bytes therefore come from a per-thread free list (16-byte classes), and
 // so do blocks of 129 bytes to a page (two classes per power of two, at
-// most 256 KiB per class): type objects (296 bytes; a struct of three
+// most 256 KiB per class): type objects (256 bytes; a struct of three
 // subarrays is 10 of them, more than glibc's per-thread cache keeps of one
 // size, and an application may keep tens of such structs), programs and
 // short lists.

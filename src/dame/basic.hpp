@@ -56,5 +56,7 @@ constexpr uintptr_t handle_datatype_null = 0x200;
 
 // nullptr for values outside 0x201..0x2FF or unassigned slots.
 const predefined_info* predefined(uintptr_t handle) noexcept;
+// The handle value of an entry predefined() returned.
+uintptr_t predefined_handle_of(const predefined_info* p) noexcept;
 
 }  // namespace ch4lite::dame

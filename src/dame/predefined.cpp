@@ -124,6 +124,10 @@ const predefined_info* predefined(uintptr_t h) noexcept {
     return p->name ? p : nullptr;
 }
 
+uintptr_t predefined_handle_of(const predefined_info* p) noexcept {
+    return predefined_first + static_cast<uintptr_t>(p - the_table.e);
+}
+
 const char* to_string(basic_kind k) noexcept {
     static constexpr const char* names[] = {
         "none", "mixed", "byte", "char", "schar", "uchar", "wchar", "bool", "int8", "uint8",

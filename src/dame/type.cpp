@@ -25,7 +25,7 @@ struct predef_init {
         for (uintptr_t h = predefined_first + 1; h <= predefined_last; ++h) {
             const predefined_info* p = predefined(h);
             if (!p) continue;
-            auto* t = new type(p, h);
+            auto* t = new type(p);
             (void)t->commit();
             detail::g_predef[h - predefined_first] = t;
         }
@@ -40,9 +40,9 @@ basic_kind merge_kind(basic_kind a, basic_kind b) {
 }
 }  // namespace
 
-type::type(const predefined_info* p, uintptr_t handle) noexcept
+type::type(const predefined_info* p) noexcept
     : size_(p->size), lb_(0), ub_(p->extent), elements_(p->elements), pre_(p),
-      align_(p->align), basic_(p->kind), handle_(handle) {
+      align_(p->align), basic_(p->kind) {
     true_lb_ = p->piece[0].disp;
     const basic_piece& last = p->piece[p->npieces - 1];
     true_ub_ = last.disp + last.len;

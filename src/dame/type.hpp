@@ -51,35 +51,39 @@ class type;
 // The types a type holds (its children, or those the user passed): one for
 // every constructor but struct, so one is kept in place and only longer
 // lists take a block (a struct of subarrays is 15 types; a list block each
-// was 30 of its 105 allocations). Not movable: a type never moves.
+// was 30 of its 105 allocations). 16 bytes. Not movable: a type never moves.
 class type_list {
   public:
-    type_list() noexcept = default;
+    type_list() noexcept {}
     type_list(const type_list&) = delete;
     type_list& operator=(const type_list&) = delete;
     ~type_list() {
-        if (data_ != &one_) detail::pool_free(data_, cap_ * sizeof(type*));
+        if (cap_ > 1) detail::pool_free(many_, cap_ * sizeof(type*));
     }
-    std::span<type* const> view() const noexcept { return {data_, n_}; }
+    std::span<type* const> view() const noexcept { return {cap_ > 1 ? many_ : &one_, n_}; }
     size_t size() const noexcept { return n_; }
     // Room for n entries in all (may throw std::bad_alloc; the list is then
     // unchanged).
     void reserve(size_t n) {
         if (n <= cap_) return;
+        if (n > UINT32_MAX) throw std::bad_alloc();
         auto* d = static_cast<type**>(detail::pool_alloc(n * sizeof(type*)));
-        for (size_t i = 0; i < n_; ++i) d[i] = data_[i];
-        if (data_ != &one_) detail::pool_free(data_, cap_ * sizeof(type*));
-        data_ = d, cap_ = n;
+        type* const* old = view().data();
+        for (size_t i = 0; i < n_; ++i) d[i] = old[i];
+        if (cap_ > 1) detail::pool_free(many_, cap_ * sizeof(type*));
+        many_ = d, cap_ = static_cast<uint32_t>(n);
     }
     void push_back(type* k) {
-        if (n_ == cap_) reserve(2 * cap_);
-        data_[n_++] = k;
+        if (n_ == cap_) reserve(2 * size_t{cap_});
+        (cap_ > 1 ? many_ : &one_)[n_++] = k;
     }
 
   private:
-    type** data_ = &one_;
-    size_t n_ = 0, cap_ = 1;
-    type* one_ = nullptr;
+    union {
+        type* one_ = nullptr;  // cap_ == 1
+        type** many_;          // cap_ > 1
+    };
+    uint32_t n_ = 0, cap_ = 1;
 };
 
 class type {
@@ -143,14 +147,14 @@ class type {
     const pool_vec<int64_t>& disps() const noexcept { return disps_; }
     bool explicit_bounds() const noexcept { return sticky_; }
 
-    // Static object for a predefined handle value.
-    explicit type(const predefined_info* p, uintptr_t handle) noexcept;
-    uintptr_t predefined_handle() const noexcept { return handle_; }
+    // The static object of a predefined type (its entry in the table).
+    explicit type(const predefined_info* p) noexcept;
+    uintptr_t predefined_handle() const noexcept { return pre_ ? predefined_handle_of(pre_) : 0; }
     // Defaulted in type.cpp, hence user-provided: `new type()` is then not
-    // value-initialization, which zeroes all 280 bytes first (rep stos, 45 %
+    // value-initialization, which zeroes all its bytes first (rep stos, 45 %
     // of make_vector's time) before the member initializers set them again.
     type() noexcept;
-    // From alloc.hpp's pool (a struct of subarrays is a dozen or more types).
+    // From alloc.hpp's pool (a struct of three subarrays is 10 types).
     static void* operator new(std::size_t bytes) { return detail::pool_alloc(bytes); }
     static void* operator new(std::size_t bytes, const std::nothrow_t&) noexcept {
         return detail::pool_alloc_nothrow(bytes);
@@ -188,13 +192,15 @@ class type {
     bool large_ = false;
     combiner comb_ = combiner::named;
     shape shape_ = shape::predef;
-    uintptr_t handle_ = 0;
     int64_t count_ = 0, blocklen_ = 0, stride_ = 0;
     pool_vec<int64_t> blens_, disps_;
     type_list kids_;        // retained children (internal shape)
     type_list user_types_;  // retained, as passed by the user (get_contents)
     contents contents_;
 };
+// At most 256 bytes: the 193-256 byte pool class (296 bytes had taken a
+// block of the 257-384 one).
+static_assert(sizeof(type) <= 256);
 
 namespace detail {
 // Filled during static initialization; zero (nullptr) before that.
