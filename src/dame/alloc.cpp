@@ -140,6 +140,14 @@ void big_free(void* p, std::size_t bytes) noexcept {
 
 }  // namespace
 
+bool pools_on() noexcept {
+#if defined(CH4LITE_DAME_NO_POOL)
+    return false;
+#else
+    return !pool_off;
+#endif
+}
+
 // The list of the class was empty, or the request is not pooled.
 void* pool_alloc_slow(std::size_t bytes) {
     const std::size_t c = pool_class(bytes);

@@ -75,6 +75,10 @@ struct pool_state {
 };
 [[gnu::tls_model("initial-exec")]] extern constinit thread_local pool_state tls_pool;
 
+// Whether freed blocks are kept at all: false in sanitizer builds and with
+// CH4LITE_DAME_POOL=0 (tests of the pools' reuse skip their checks then).
+bool pools_on() noexcept;
+
 void* pool_alloc_slow(std::size_t bytes);
 void pool_free_slow(void* p, std::size_t bytes) noexcept;
 

@@ -303,8 +303,8 @@ TEST(DameIrPool, LiveBlocksNeverOverlapAcrossThreads) {
 // A freed block of `first` bytes comes back for `same` bytes (the same pool
 // class or whole pages) and not for `other`, while glibc, asked for `steal`
 // bytes in between, would have handed out the block had the pool given it
-// back; not in sanitizer builds, where the pools keep nothing. Returns the
-// block given out for `same` (freed).
+// back; not where the pools keep nothing (sanitizer builds,
+// CH4LITE_DAME_POOL=0). Returns the block given out for `same` (freed).
 static void* expect_comes_back(size_t first, size_t steal, size_t same, size_t other) {
     using ch4lite::dame::detail::pool_alloc;
     using ch4lite::dame::detail::pool_free;
@@ -314,13 +314,13 @@ static void* expect_comes_back(size_t first, size_t steal, size_t same, size_t o
     void* s = std::malloc(steal);
     void* b = pool_alloc(same);
     void* c = pool_alloc(other);
-#if defined(CH4LITE_DAME_NO_POOL)
-    EXPECT_NE(c, b);
-#else
-    EXPECT_NE(s, a);
-    EXPECT_EQ(b, a);
-    EXPECT_NE(c, a);
-#endif
+    if (!ch4lite::dame::detail::pools_on()) {
+        EXPECT_NE(c, b);
+    } else {
+        EXPECT_NE(s, a);
+        EXPECT_EQ(b, a);
+        EXPECT_NE(c, a);
+    }
     std::free(s);
     std::memset(b, 2, same);
     std::memset(c, 3, other);
@@ -346,9 +346,9 @@ TEST(DameIrPool, LargeBlocksComeBackForTheSameWholePages) {
     using ch4lite::dame::detail::pool_alloc;
     using ch4lite::dame::detail::pool_free;
     void* d = pool_alloc(4096 * 7);  // another size: a block of its own
-#if !defined(CH4LITE_DAME_NO_POOL)  // (plain malloc may reuse b's freed memory)
-    EXPECT_NE(d, b);
-#endif
+    if (ch4lite::dame::detail::pools_on()) {  // (plain malloc may reuse b's freed memory)
+        EXPECT_NE(d, b);
+    }
     std::memset(d, 4, 4096 * 7);
     pool_free(d, 4096 * 7);
 }
