@@ -119,6 +119,13 @@ struct builder {
         *out = std::exchange(t, nullptr);
         return status::ok;
     }
+    // Bounds set explicitly (resized): lb and lb + extent, kept by parents.
+    void set_bounds(int64_t l, int64_t extent) {
+        any = true;
+        lb = l;
+        ub = c.add(l, extent);
+        t->sticky_ = true;
+    }
     void init(combiner cb, shape sh) {
         t->comb_ = cb;
         t->shape_ = sh;
@@ -253,11 +260,8 @@ status make_resized(type* old, int64_t lb, int64_t extent, type** out) noexcept 
     DAME_NEW(t, combiner::resized, shape::resized);
     b.adopt(old);
     b.block(old, 0, 1);
-    b.any = true;
-    b.lb = lb;
-    b.ub = b.c.add(lb, extent);
+    b.set_bounds(lb, extent);
     b.tlb = old->true_lb(), b.tub = old->true_ub();
-    t->sticky_ = true;
     return b.finish(out);
 } catch (const std::bad_alloc&) {
     return status::no_mem;
@@ -270,10 +274,7 @@ status make_placed(type* old, int64_t disp, int64_t lb, int64_t extent, type** o
     b.adopt(old);
     t->disps_.assign(1, disp);
     b.block(old, disp, 1);  // size, elements, true bounds
-    b.any = true;
-    b.lb = lb;
-    b.ub = b.c.add(lb, extent);
-    t->sticky_ = true;
+    b.set_bounds(lb, extent);
     return b.finish(out);
 } catch (const std::bad_alloc&) {
     return status::no_mem;

@@ -61,7 +61,6 @@ class type_list {
         if (cap_ > 1) detail::pool_free(many_, cap_ * sizeof(type*));
     }
     std::span<type* const> view() const noexcept { return {cap_ > 1 ? many_ : &one_, n_}; }
-    size_t size() const noexcept { return n_; }
     // Room for n entries in all (may throw std::bad_alloc; the list is then
     // unchanged).
     void reserve(size_t n) {
