@@ -24,8 +24,12 @@ constexpr int64_t long_block = 256;
 // 1.1-1.2x, unpack 1.2-1.3x faster; NAS_MG_z/514 (4 KiB blocks) pack 1.12x;
 // FFT2_send/512 (4 KiB) 1.08x. copy_big's line-aligned stores took
 // NAS_MG_z/514 unpack (blocks 16 bytes off the line) from 44 to 47 GB/s;
-// on 256-byte blocks its extra moves cost 10-30 %.
-constexpr int64_t big_begin = 1024, big_end = 8192;
+// on 256-byte blocks its extra moves cost 10-30 %. Above 8 KiB too: blocks
+// of 8-256 KiB at twice their length apart (4-8 MiB packed, in L3) packed
+// 1.05-1.2x faster than with memcpy per block, unpacked 1.0-1.07x, and a
+// typed side 8 bytes off the line unpacked 64 KiB blocks 2x faster; from
+// 1 MiB, where the blocks come from memory, both are level.
+constexpr int64_t big_begin = 1024, big_end = int64_t{1} << 20;
 
 template <int64_t L>
 [[gnu::always_inline]] inline void copy_fixed(char* __restrict d, const char* __restrict s) {
@@ -77,10 +81,22 @@ template <int64_t L>
     copy_fixed<64>(d + n - 64, s + n - 64);
 }
 
+// glibc's memcpy copies 2112 bytes to 256 KiB with `rep movsb` on this VM
+// (AMD EPYC), and that runs at 2-3 GB/s instead of 30-90 when the
+// destination lies 1-31 bytes after the source modulo 4096 (an unpack into
+// a typed buffer 8 bytes past where the packed one sits in its page;
+// bench/dame/blocks.c rows "+8"). Moves from big_begin bytes whose
+// destination lies less than a line after the source modulo 4096 take
+// copy_big (24-29 GB/s there); the test costs one subtraction per long move.
+[[gnu::always_inline]] inline bool short_distance(const char* d, const char* s) {
+    return ((reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(s)) & 4095) < 64;
+}
+
 [[gnu::always_inline]] inline void copy_any(char* __restrict d, const char* __restrict s,
                                             int64_t n) {
-    if (n >= long_block) std::memcpy(d, s, static_cast<size_t>(n));
-    else copy_short(d, s, n);
+    if (n < long_block) copy_short(d, s, n);
+    else if (n >= big_begin && short_distance(d, s)) copy_big(d, s, n);
+    else std::memcpy(d, s, static_cast<size_t>(n));
 }
 
 // Direction-aware: typed memory <-> packed stream.

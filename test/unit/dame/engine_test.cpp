@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "dame/copy.hpp"
 #include "dame/dump.hpp"
 #include "dame/kernels.hpp"
 #include "dame/stream.hpp"
@@ -400,9 +401,10 @@ TEST(DameKernels, LineAlignedShortBlocksMatchTheOracle) {
 
 TEST(DameKernels, MediumAndBigBlocksMatchTheOracle) {
     // Blocks of 256-1023 bytes: the medium kernels (128-byte steps, 32-byte
-    // steps, an overlapping last move); 1-8 KiB: the big ones (a head, then
-    // line-aligned steps, one or two moves ending at the last byte), with
-    // the typed blocks at every offset from a line; in every family.
+    // steps, an overlapping last move); 1 KiB-1 MiB: the big ones (a head,
+    // then line-aligned steps, one or two moves ending at the last byte),
+    // with the typed blocks at every offset from a line; in every family;
+    // from 1 MiB the long ones (memcpy).
     const std::pair<const char*, const char*> cases[] = {
         {"hvector(9, 1, 300, contig(256, byte))", "vec_medium"},
         {"hvector(7, 1, 1100, contig(1023, byte))", "vec_medium"},
@@ -415,7 +417,9 @@ TEST(DameKernels, MediumAndBigBlocksMatchTheOracle) {
         {"hvector(5, 1, 1100, contig(1090, byte))", "vec_big"},
         {"hblkidx(1, [0, 9000, 3001, 20000], contig(2999, byte))", "blk/i32_big"},
         {"hvector(2, 1, 30000, hvector(3, 1, 5000, contig(4100, byte)))", "vec2_big"},
-        {"hvector(3, 1, 8500, contig(8192, byte))", "vec_long"},
+        {"hvector(3, 1, 8500, contig(8192, byte))", "vec_big"},
+        {"hvector(3, 1, 70001, contig(65537, byte))", "vec_big"},
+        {"hvector(3, 1, 1048600, contig(131072, double))", "vec_long"},
         {"hvector(8, 1, 1024, contig(1024, byte))", ""}};  // contiguous
     for (const auto& [text, kernel] : cases) {
         type_ref t = committed(text);
@@ -434,6 +438,50 @@ TEST(DameKernels, MediumAndBigBlocksMatchTheOracle) {
         unpack(*t.get(), dst.data() + 3, 2, got.data() + 1);
         for (const elem& e : map) ASSERT_EQ(0, std::memcmp(dst.data() + 3 + e.disp, src.data() + 3 + e.disp, e.len)) << text;
     }
+}
+
+TEST(DameKernels, LongMovesAtAShortDistanceModuloAPageMoveExactlyTheirBytes) {
+    // A destination less than a line after its source modulo 4096 takes
+    // the inline loops instead of memcpy (short_distance, copy.hpp): in
+    // copy_one, in copy_any (a leaf, a piece of a partial move) and in the
+    // kernels of blocks of 1 MiB and more. Both ends sit in one page-aligned
+    // mapping, the destination k pages after the source, at distances on
+    // both sides of the 64-byte bound; the bytes around must stay.
+    constexpr int64_t guard = 160, page = 4096, span = (int64_t{1} << 20) + 2 * page;
+    std::vector<char> mem(static_cast<size_t>(6 << 20));
+    char* const base = mem.data() + (page - reinterpret_cast<uintptr_t>(mem.data()) % page);
+    char* const src = base;
+    for (int64_t i = 0; i < span; ++i) src[i] = static_cast<char>(i * 31 + (i >> 11) + 3);
+    std::vector<char> want(static_cast<size_t>(span));
+    for (int64_t n : {1024, 2112, 4101, 16384, 16385, 65539, 300000, (1 << 20) + 7}) {
+        for (int64_t dist : {0, 1, 8, 31, 32, 63, 64, 100}) {
+            char* const dst = base + span + dist;  // span: whole pages, past src + n + guard
+            for (int via = 0; via < 2; ++via) {
+                std::memset(dst - guard, 0x5d, static_cast<size_t>(n + 2 * guard));
+                std::memcpy(want.data(), dst - guard, static_cast<size_t>(n + 2 * guard));
+                std::memcpy(want.data() + guard, src, static_cast<size_t>(n));
+                if (via == 0) ASSERT_EQ(0, copy_one(dst, src, n));
+                else copy_any(dst, src, n);
+                ASSERT_EQ(0, std::memcmp(dst - guard, want.data(), static_cast<size_t>(n + 2 * guard)))
+                    << (via ? "copy_any" : "copy_one") << " n=" << n << " distance " << dist;
+            }
+        }
+    }
+    // vec_long: two blocks of 1 MiB + 8 bytes, 1 MiB + 64 apart, unpacked
+    // 8 bytes after the packed stream's place in its page and packed back.
+    type_ref t = committed("hvector(2, 1, 1048640, contig(1048584, byte))");
+    EXPECT_NE(dump(*t.get()).find("kernel=vec_long"), std::string::npos);
+    constexpr int64_t blk = 1048584, stride = 1048640;
+    char* const packed = base;  // 2 blocks: 2 MiB + 16 bytes
+    char* const typed = base + (3 << 20) + 8;  // to 5 MiB + 136
+    for (int64_t i = 0; i < 2 * blk; ++i) packed[i] = static_cast<char>(i * 7 + (i >> 13));
+    std::memset(typed, 0, static_cast<size_t>(stride + blk));
+    unpack(*t.get(), typed, 1, packed);
+    ASSERT_EQ(0, std::memcmp(typed, packed, blk));
+    ASSERT_EQ(0, std::memcmp(typed + stride, packed + blk, blk));
+    std::vector<char> out(static_cast<size_t>(2 * blk));
+    pack(*t.get(), typed, 1, out.data());
+    ASSERT_EQ(0, std::memcmp(out.data(), packed, out.size()));
 }
 
 TEST(DameKernels, CopyOneMovesExactlyItsBytes) {
