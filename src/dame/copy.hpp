@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "util/small_copy.hpp"
+
 namespace ch4lite::dame {
 
 enum class dir { pack, unpack };
@@ -81,16 +83,12 @@ template <int64_t L>
     copy_fixed<64>(d + n - 64, s + n - 64);
 }
 
-// glibc's memcpy copies 2112 bytes to 256 KiB with `rep movsb` on this VM
-// (AMD EPYC), and that runs at 2-3 GB/s instead of 30-90 when the
-// destination lies 1-31 bytes after the source modulo 4096 (an unpack into
-// a typed buffer 8 bytes past where the packed one sits in its page;
-// bench/dame/blocks.c rows "+8"). Moves from big_begin bytes whose
-// destination lies less than a line after the source modulo 4096 take
-// copy_big (24-29 GB/s there); the test costs one subtraction per long move.
-[[gnu::always_inline]] inline bool short_distance(const char* d, const char* s) {
-    return ((reinterpret_cast<uintptr_t>(d) - reinterpret_cast<uintptr_t>(s)) & 4095) < 64;
-}
+// A move from big_begin bytes whose destination lies 1-63 bytes after its
+// source modulo 4096 (util::short_distance: there memcpy's `rep movsb`
+// runs at 2-3 GB/s) takes copy_big, 24-29 GB/s: an unpack into a typed
+// buffer 8 bytes past where the packed one sits in its page,
+// bench/dame/blocks.c rows "+8". The test costs a subtraction per long move.
+using util::short_distance;
 
 [[gnu::always_inline]] inline void copy_any(char* __restrict d, const char* __restrict s,
                                             int64_t n) {

@@ -16,6 +16,7 @@
 #include "device/p2p.hpp"
 #include "util/env.hpp"
 #include "util/pool_buffer.hpp"
+#include "util/small_copy.hpp"
 
 namespace ch4lite::dev {
 
@@ -95,7 +96,7 @@ void deliver_bytes(request* r, std::size_t off, const void* src, std::size_t n) 
         (void)dame::unpack_range(*r->dt, r->buf, r->count, static_cast<int64_t>(off),
                                  static_cast<int64_t>(n), src);
     else
-        std::memcpy(static_cast<std::byte*>(r->buf) + off, src, n);
+        util::copy_bytes(static_cast<std::byte*>(r->buf) + off, src, n);
 }
 
 namespace {
