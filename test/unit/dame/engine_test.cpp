@@ -441,12 +441,12 @@ TEST(DameKernels, MediumAndBigBlocksMatchTheOracle) {
 }
 
 TEST(DameKernels, LongMovesAtAShortDistanceModuloAPageMoveExactlyTheirBytes) {
-    // A destination less than a line after its source modulo 4096 takes
-    // the inline loops instead of memcpy (short_distance, copy.hpp): in
-    // copy_one, in copy_any (a leaf, a piece of a partial move) and in the
-    // kernels of blocks of 1 MiB and more. Both ends sit in one page-aligned
-    // mapping, the destination k pages after the source, at distances on
-    // both sides of the 64-byte bound; the bytes around must stay.
+    // A destination 1-63 bytes after its source modulo 4096 takes the
+    // inline loops instead of memcpy (util::short_distance): in copy_one,
+    // in copy_any (a leaf, a piece of a partial move) and in the kernels of
+    // blocks of 1 MiB and more. Both ends sit in one page-aligned mapping,
+    // the destination whole pages after the source, at distances on both
+    // sides of 1 and 63; the bytes around must stay.
     constexpr int64_t guard = 160, page = 4096, span = (int64_t{1} << 20) + 2 * page;
     std::vector<char> mem(static_cast<size_t>(6 << 20));
     char* const base = mem.data() + (page - reinterpret_cast<uintptr_t>(mem.data()) % page);
