@@ -56,12 +56,6 @@ void backward_copy(std::byte* d, const std::byte* s, std::size_t n) noexcept;
         (reinterpret_cast<std::uintptr_t>(dst) - reinterpret_cast<std::uintptr_t>(src)) & 4095;
     return k - 1 < 63;  // 1 <= k <= 63 (k = 0 wraps around)
 }
-[[gnu::always_inline]] inline void bulk_copy(void* dst, const void* src, std::size_t n) noexcept {
-    if (n >= backward_min && (n < backward_rx_max || short_distance(dst, src)))
-        backward_copy(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), n);
-    else
-        std::memcpy(dst, src, n);
-}
 // memcpy, except at a short distance (above): a payload's copy into the
 // user's buffer (pipelined chunks, unexpected messages).
 [[gnu::always_inline]] inline void copy_bytes(void* dst, const void* src, std::size_t n) noexcept {
@@ -69,6 +63,14 @@ void backward_copy(std::byte* d, const std::byte* s, std::size_t n) noexcept;
         backward_copy(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), n);
     else
         std::memcpy(dst, src, n);
+}
+// A copy out of a ring chunk: backward from backward_min up to
+// backward_rx_max bytes (above), then as copy_bytes.
+[[gnu::always_inline]] inline void bulk_copy(void* dst, const void* src, std::size_t n) noexcept {
+    if (n >= backward_min && n < backward_rx_max)
+        backward_copy(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), n);
+    else
+        copy_bytes(dst, src, n);
 }
 
 [[gnu::always_inline]] inline void small_copy(void* dst, const void* src, std::size_t n) noexcept {
