@@ -78,12 +78,10 @@ struct len_big {
     static void copy(char* d, const char* s, int64_t n) { copy_big(d, s, n); }
     static int64_t n(int64_t b) { return b; }
 };
+// From big_end bytes: copy_any, i.e. memcpy, or copy_big at a short distance.
 struct len_long {
     static constexpr int64_t group = 1;
-    static void copy(char* d, const char* s, int64_t n) {
-        if (short_distance(d, s)) copy_big(d, s, n);
-        else std::memcpy(d, s, static_cast<size_t>(n));
-    }
+    static void copy(char* d, const char* s, int64_t n) { copy_any(d, s, n); }
     static int64_t n(int64_t b) { return b; }
 };
 
