@@ -8,6 +8,7 @@ install(CODE "execute_process(COMMAND \${CMAKE_COMMAND} -E create_symlink libmpi
   execute_process(COMMAND \${CMAKE_COMMAND} -E create_symlink libmpi_abi.so.1
   \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/lib/libmpi_abi.so)")
 install(FILES ${PROJECT_SOURCE_DIR}/include/mpi.h ${PROJECT_SOURCE_DIR}/include/mpi_proto.h
+  ${PROJECT_SOURCE_DIR}/include/mpi_pmpi.h
   DESTINATION include)
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install-wrappers/mpicc
   ${CMAKE_BINARY_DIR}/install-wrappers/mpicxx DESTINATION bin)

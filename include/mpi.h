@@ -418,7 +418,8 @@ typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attr
 }
 #endif
 
-/* The function prototypes. */
+/* The function prototypes, and their PMPI_ twins (the profiling interface). */
 #include "mpi_proto.h"
+#include "mpi_pmpi.h"
 
 #endif /* MPI_H_ABI */

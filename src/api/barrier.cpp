@@ -4,6 +4,7 @@
 
 using namespace ch4lite;
 
+CH4_PMPI(MPI_Barrier)
 extern "C" int MPI_Barrier(MPI_Comm comm) {
     const char* fn = __func__;
     dev::comm* c = nullptr;

@@ -84,20 +84,24 @@ int allgatherv(const char* fn, const void* sendbuf, int64_t scount, MPI_Datatype
 }  // namespace
 
 extern "C" {
+CH4_PMPI(MPI_Allgather)
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+CH4_PMPI(MPI_Allgather_c)
 int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     return allgather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+CH4_PMPI(MPI_Allgatherv)
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
     return allgatherv(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                       recvtype, comm);
 }
+CH4_PMPI(MPI_Allgatherv_c)
 int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                      MPI_Datatype recvtype, MPI_Comm comm) {

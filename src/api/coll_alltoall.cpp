@@ -91,20 +91,24 @@ int alltoallv(const char* fn, const void* sendbuf, const C* scounts, const D* sd
 }  // namespace
 
 extern "C" {
+CH4_PMPI(MPI_Alltoall)
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     return alltoall(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+CH4_PMPI(MPI_Alltoall_c)
 int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     return alltoall(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
+CH4_PMPI(MPI_Alltoallv)
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
     return alltoallv(__func__, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                      rdispls, recvtype, comm);
 }
+CH4_PMPI(MPI_Alltoallv_c)
 int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {

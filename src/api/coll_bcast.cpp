@@ -25,9 +25,11 @@ int bcast(const char* fn, void* buf, int64_t count, MPI_Datatype dt, int root, M
 }  // namespace
 
 extern "C" {
+CH4_PMPI(MPI_Bcast)
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     return bcast(__func__, buffer, count, datatype, root, comm);
 }
+CH4_PMPI(MPI_Bcast_c)
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
     return bcast(__func__, buffer, count, datatype, root, comm);
 }

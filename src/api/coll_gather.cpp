@@ -92,20 +92,24 @@ int gatherv(const char* fn, const void* sendbuf, int64_t scount, MPI_Datatype sd
 }  // namespace
 
 extern "C" {
+CH4_PMPI(MPI_Gather)
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+CH4_PMPI(MPI_Gather_c)
 int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return gather(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+CH4_PMPI(MPI_Gatherv)
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
     return gatherv(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
                    root, comm);
 }
+CH4_PMPI(MPI_Gatherv_c)
 int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   int root, MPI_Comm comm) {

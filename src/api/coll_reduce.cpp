@@ -47,34 +47,42 @@ int reduction_call(const char* fn, kind k, const void* sendbuf, void* recvbuf, i
 }  // namespace
 
 extern "C" {
+CH4_PMPI(MPI_Reduce)
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
     return reduction_call(__func__, kind::reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
+CH4_PMPI(MPI_Reduce_c)
 int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm) {
     return reduction_call(__func__, kind::reduce, sendbuf, recvbuf, count, datatype, op, root, comm);
 }
+CH4_PMPI(MPI_Allreduce)
 int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
     return reduction_call(__func__, kind::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
+CH4_PMPI(MPI_Allreduce_c)
 int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                     MPI_Op op, MPI_Comm comm) {
     return reduction_call(__func__, kind::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
+CH4_PMPI(MPI_Scan)
 int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm) {
     return reduction_call(__func__, kind::scan, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
+CH4_PMPI(MPI_Scan_c)
 int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                MPI_Op op, MPI_Comm comm) {
     return reduction_call(__func__, kind::scan, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
+CH4_PMPI(MPI_Exscan)
 int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm) {
     return reduction_call(__func__, kind::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm);
 }
+CH4_PMPI(MPI_Exscan_c)
 int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, MPI_Comm comm) {
     return reduction_call(__func__, kind::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm);

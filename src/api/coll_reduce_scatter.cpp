@@ -69,18 +69,22 @@ int reduce_scatter_block(const char* fn, const void* sendbuf, void* recvbuf, int
 }  // namespace
 
 extern "C" {
+CH4_PMPI(MPI_Reduce_scatter_block)
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return reduce_scatter_block(__func__, sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+CH4_PMPI(MPI_Reduce_scatter_block_c)
 int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return reduce_scatter_block(__func__, sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+CH4_PMPI(MPI_Reduce_scatter)
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return reduce_scatter_v(__func__, sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
+CH4_PMPI(MPI_Reduce_scatter_c)
 int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
     return reduce_scatter_v(__func__, sendbuf, recvbuf, recvcounts, datatype, op, comm);

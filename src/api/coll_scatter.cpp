@@ -92,20 +92,24 @@ int scatterv(const char* fn, const void* sendbuf, const C* scounts, const D* dis
 }  // namespace
 
 extern "C" {
+CH4_PMPI(MPI_Scatter)
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return scatter(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+CH4_PMPI(MPI_Scatter_c)
 int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
     return scatter(__func__, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+CH4_PMPI(MPI_Scatterv)
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
     return scatterv(__func__, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
                     root, comm);
 }
+CH4_PMPI(MPI_Scatterv_c)
 int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm) {

@@ -112,6 +112,7 @@ int comm_self_attrs_free() noexcept {
 
 extern "C" {
 
+CH4_PMPI(MPI_Comm_create_keyval)
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
                            MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,
                            void* extra_state) {
@@ -128,6 +129,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_free_keyval)
 int MPI_Comm_free_keyval(int* comm_keyval) {
     CH4_REQUIRE_INIT();
     if (!comm_keyval) CH4_FAIL_SELF(MPI_ERR_ARG, "comm_keyval is NULL");
@@ -141,6 +143,7 @@ int MPI_Comm_free_keyval(int* comm_keyval) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_set_attr)
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -165,6 +168,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_get_attr)
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -183,6 +187,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* 
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_delete_attr)
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);

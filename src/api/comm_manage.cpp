@@ -62,15 +62,18 @@ int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcep
 
 extern "C" {
 
+CH4_PMPI(MPI_Comm_dup)
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     return dup(__func__, comm, MPI_INFO_NULL, newcomm);
 }
 
+CH4_PMPI(MPI_Comm_dup_with_info)
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
     // no communicator hints are supported; MPI lets us ignore them
     return dup(__func__, comm, info, newcomm);
 }
 
+CH4_PMPI(MPI_Comm_split)
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -85,6 +88,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_split_type)
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -120,6 +124,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_create)
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -139,6 +144,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_free)
 int MPI_Comm_free(MPI_Comm* comm) {
     CH4_REQUIRE_INIT();
     if (!comm) CH4_FAIL_SELF(MPI_ERR_ARG, "comm is NULL");
@@ -153,6 +159,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_compare)
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     CH4_REQUIRE_INIT();
     const dev::comm* a = api::lookup_comm(comm1);
@@ -164,6 +171,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_test_inter)
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     CH4_REQUIRE_INIT();
     if (!api::lookup_comm(comm)) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");

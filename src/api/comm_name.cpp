@@ -13,6 +13,7 @@ using namespace ch4lite;
 
 extern "C" {
 
+CH4_PMPI(MPI_Comm_set_name)
 int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -26,6 +27,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_get_name)
 int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
     CH4_REQUIRE_INIT();
     const dev::comm* c = api::lookup_comm(comm);

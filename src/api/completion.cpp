@@ -228,31 +228,40 @@ int some(const char* func, int count, MPI_Request reqs[], int* outcount, int ind
 
 extern "C" {
 
+CH4_PMPI(MPI_Wait)
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     return single(__func__, request, nullptr, status, true);
 }
+CH4_PMPI(MPI_Test)
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
     return single(__func__, request, flag, status, false);
 }
+CH4_PMPI(MPI_Waitall)
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
     return all(__func__, count, reqs, nullptr, statuses, true);
 }
+CH4_PMPI(MPI_Testall)
 int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
     return all(__func__, count, reqs, flag, statuses, false);
 }
+CH4_PMPI(MPI_Waitany)
 int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
     return any(__func__, count, reqs, index, nullptr, status, true);
 }
+CH4_PMPI(MPI_Testany)
 int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
     return any(__func__, count, reqs, index, flag, status, false);
 }
+CH4_PMPI(MPI_Waitsome)
 int MPI_Waitsome(int count, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
     return some(__func__, count, reqs, outcount, indices, statuses, true);
 }
+CH4_PMPI(MPI_Testsome)
 int MPI_Testsome(int count, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
     return some(__func__, count, reqs, outcount, indices, statuses, false);
 }
 
+CH4_PMPI(MPI_Request_get_status)
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     CH4_REQUIRE_INIT();
     if (!flag) CH4_FAIL_SELF(MPI_ERR_ARG, "flag (output) is NULL");
@@ -269,6 +278,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Request_free)
 int MPI_Request_free(MPI_Request* request) {
     CH4_REQUIRE_INIT();
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request is NULL");
@@ -279,6 +289,7 @@ int MPI_Request_free(MPI_Request* request) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Cancel)
 int MPI_Cancel(MPI_Request* request) {
     CH4_REQUIRE_INIT();
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request is NULL");
@@ -291,6 +302,7 @@ int MPI_Cancel(MPI_Request* request) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Test_cancelled)
 int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
     CH4_REQUIRE_INIT();
     if (!status || !flag) CH4_FAIL_SELF(MPI_ERR_ARG, "status or flag is NULL");

@@ -110,6 +110,7 @@ int type_attrs_delete_all(MPI_Datatype h) noexcept {
 
 extern "C" {
 
+CH4_PMPI(MPI_Type_create_keyval)
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn,
                            MPI_Type_delete_attr_function* delete_fn, int* type_keyval,
                            void* extra_state) {
@@ -127,6 +128,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn,
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Type_free_keyval)
 int MPI_Type_free_keyval(int* type_keyval) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();
@@ -138,6 +140,7 @@ int MPI_Type_free_keyval(int* type_keyval) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Type_set_attr)
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();
@@ -167,6 +170,7 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Type_get_attr)
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();
@@ -182,6 +186,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Type_delete_attr)
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();

@@ -83,6 +83,7 @@ int contents_impl(const char* fn, MPI_Datatype datatype, int64_t max_i, int64_t 
 
 extern "C" {
 
+CH4_PMPI(MPI_Type_get_envelope)
 int MPI_Type_get_envelope(MPI_Datatype datatype, int* ni, int* na, int* nd, int* combiner) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();
@@ -102,6 +103,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* ni, int* na, int* nd, int*
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Type_get_envelope_c)
 int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* ni, MPI_Count* na, MPI_Count* nc,
                             MPI_Count* nd, int* combiner) {
     const char* fn = __func__;
@@ -122,12 +124,14 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* ni, MPI_Count* na,
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Type_get_contents)
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                           int max_datatypes, int ints[], MPI_Aint aints[], MPI_Datatype types[]) {
     return contents_impl<MPI_Count>(__func__, datatype, max_integers, max_addresses, 0,
                                     max_datatypes, ints, aints, nullptr, types);
 }
 
+CH4_PMPI(MPI_Type_get_contents_c)
 int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                             MPI_Count max_large_counts, MPI_Count max_datatypes, int ints[],
                             MPI_Aint aints[], MPI_Count counts[], MPI_Datatype types[]) {

@@ -112,6 +112,7 @@ void f90_release_all() noexcept {
 
 extern "C" {
 
+CH4_PMPI(MPI_Type_create_f90_integer)
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();
@@ -122,10 +123,12 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
     DT_FAIL(MPI_ERR_ARG, "no INTEGER kind has a decimal range of %d (the largest: 38)", r);
 }
 
+CH4_PMPI(MPI_Type_create_f90_real)
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
     return real_impl(__func__, false, p, r, newtype);
 }
 
+CH4_PMPI(MPI_Type_create_f90_complex)
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
     return real_impl(__func__, true, p, r, newtype);
 }

@@ -34,6 +34,7 @@ void erase_type_name(MPI_Datatype dt) noexcept {
 
 extern "C" {
 
+CH4_PMPI(MPI_Type_set_name)
 int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();
@@ -49,6 +50,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Type_get_name)
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();

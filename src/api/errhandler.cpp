@@ -74,6 +74,7 @@ using namespace ch4lite;
 
 extern "C" {
 
+CH4_PMPI(MPI_Comm_create_errhandler)
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
     CH4_REQUIRE_INIT();
     if (!fn) CH4_FAIL_SELF(MPI_ERR_ARG, "comm_errhandler_fn is NULL");
@@ -90,6 +91,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler*
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_set_errhandler)
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -105,6 +107,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_get_errhandler)
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -115,6 +118,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Comm_call_errhandler)
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
@@ -124,6 +128,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Errhandler_free)
 int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
     CH4_REQUIRE_INIT();
     if (!errhandler) CH4_FAIL_SELF(MPI_ERR_ARG, "errhandler is NULL");
@@ -134,6 +139,7 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Error_string)
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
     if (!string || !resultlen) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "string or resultlen is NULL");
     if (!api::valid_code(errorcode)) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid error code %d", errorcode);
@@ -143,6 +149,7 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Error_class)
 int MPI_Error_class(int errorcode, int* errorclass) {
     if (!errorclass) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "errorclass is NULL");
     if (!api::valid_code(errorcode)) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid error code %d", errorcode);

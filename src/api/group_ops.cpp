@@ -91,6 +91,7 @@ int set_op(const char* fn, MPI_Group a, MPI_Group b, MPI_Group* out, Op op) noex
 
 extern "C" {
 
+CH4_PMPI(MPI_Group_incl)
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
     const char* fn = __func__;
     dev::group* g = nullptr;
@@ -100,6 +101,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     return hand_out(fn, [&] { return dev::group_incl(*g, ranks, n); }, newgroup);
 }
 
+CH4_PMPI(MPI_Group_excl)
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
     const char* fn = __func__;
     dev::group* g = nullptr;
@@ -109,6 +111,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     return hand_out(fn, [&] { return dev::group_excl(*g, ranks, n); }, newgroup);
 }
 
+CH4_PMPI(MPI_Group_range_incl)
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
     const char* fn = __func__;
     dev::group* g = nullptr;
@@ -118,6 +121,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     return hand_out(fn, [&] { return dev::group_range_incl(*g, ranges, n); }, newgroup);
 }
 
+CH4_PMPI(MPI_Group_range_excl)
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
     const char* fn = __func__;
     dev::group* g = nullptr;
@@ -127,16 +131,20 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     return hand_out(fn, [&] { return dev::group_range_excl(*g, ranges, n); }, newgroup);
 }
 
+CH4_PMPI(MPI_Group_union)
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return set_op(__func__, group1, group2, newgroup, dev::group_union);
 }
+CH4_PMPI(MPI_Group_intersection)
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return set_op(__func__, group1, group2, newgroup, dev::group_intersection);
 }
+CH4_PMPI(MPI_Group_difference)
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
     return set_op(__func__, group1, group2, newgroup, dev::group_difference);
 }
 
+CH4_PMPI(MPI_Comm_group)
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
     CH4_REQUIRE_INIT();
     const char* fn = __func__;

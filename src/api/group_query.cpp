@@ -11,6 +11,7 @@ namespace {
 
 extern "C" {
 
+CH4_PMPI(MPI_Group_size)
 int MPI_Group_size(MPI_Group group, int* size) {
     CH4_REQUIRE_INIT();
     const dev::group* g = api::lookup_group(group);
@@ -20,6 +21,7 @@ int MPI_Group_size(MPI_Group group, int* size) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Group_rank)
 int MPI_Group_rank(MPI_Group group, int* rank) {
     CH4_REQUIRE_INIT();
     const dev::group* g = api::lookup_group(group);
@@ -29,6 +31,7 @@ int MPI_Group_rank(MPI_Group group, int* rank) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Group_translate_ranks)
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                               int ranks2[]) {
     CH4_REQUIRE_INIT();
@@ -53,6 +56,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Group_compare)
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
     CH4_REQUIRE_INIT();
     const dev::group* a = api::lookup_group(group1);
@@ -64,6 +68,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Group_free)
 int MPI_Group_free(MPI_Group* group) {
     CH4_REQUIRE_INIT();
     if (!group) GROUP_FAIL(MPI_ERR_ARG, "group is NULL");
@@ -73,7 +78,9 @@ int MPI_Group_free(MPI_Group* group) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Group_toint)
 int MPI_Group_toint(MPI_Group group) { return static_cast<int>(reinterpret_cast<uintptr_t>(group)); }
+CH4_PMPI(MPI_Group_fromint)
 MPI_Group MPI_Group_fromint(int group) {
     return reinterpret_cast<MPI_Group>(static_cast<uintptr_t>(static_cast<unsigned>(group)));
 }

@@ -13,6 +13,7 @@ using namespace ch4lite;
 
 extern "C" {
 
+CH4_PMPI(MPI_Get_version)
 int MPI_Get_version(int* version, int* subversion) {
     if (!version || !subversion) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "version or subversion is NULL");
     *version = MPI_VERSION;
@@ -20,6 +21,7 @@ int MPI_Get_version(int* version, int* subversion) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Abi_get_version)
 int MPI_Abi_get_version(int* abi_major, int* abi_minor) {
     if (!abi_major || !abi_minor) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "abi_major or abi_minor is NULL");
     *abi_major = MPI_ABI_VERSION;
@@ -27,6 +29,7 @@ int MPI_Abi_get_version(int* abi_major, int* abi_minor) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Get_library_version)
 int MPI_Get_library_version(char* version, int* resultlen) {
     if (!version || !resultlen) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "version or resultlen is NULL");
     const std::string v = dev::library_version();
@@ -35,6 +38,7 @@ int MPI_Get_library_version(char* version, int* resultlen) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Get_processor_name)
 int MPI_Get_processor_name(char* name, int* resultlen) {
     CH4_REQUIRE_INIT();
     if (!name || !resultlen) CH4_FAIL_SELF(MPI_ERR_ARG, "name or resultlen is NULL");
@@ -44,12 +48,14 @@ int MPI_Get_processor_name(char* name, int* resultlen) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Wtime)
 double MPI_Wtime(void) {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+CH4_PMPI(MPI_Wtick)
 double MPI_Wtick(void) {
     timespec ts;
     if (clock_getres(CLOCK_MONOTONIC, &ts) != 0 || (ts.tv_sec == 0 && ts.tv_nsec == 0)) return 1e-9;

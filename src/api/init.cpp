@@ -41,30 +41,35 @@ int init_impl(const char* func, int required, int* provided) {
 
 extern "C" {
 
+CH4_PMPI(MPI_Init)
 int MPI_Init(int* argc, char*** argv) {
     (void)argc;
     (void)argv;
     return init_impl(__func__, MPI_THREAD_SINGLE, nullptr);
 }
 
+CH4_PMPI(MPI_Init_thread)
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
     (void)argc;
     (void)argv;
     return init_impl(__func__, required, provided);
 }
 
+CH4_PMPI(MPI_Initialized)
 int MPI_Initialized(int* flag) {
     if (!flag) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "flag (output) is NULL");
     *flag = dev::g_dev.initialized ? 1 : 0;
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Finalized)
 int MPI_Finalized(int* flag) {
     if (!flag) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "flag (output) is NULL");
     *flag = dev::g_dev.finalized ? 1 : 0;
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Query_thread)
 int MPI_Query_thread(int* provided) {
     CH4_REQUIRE_INIT();
     if (!provided) CH4_FAIL_SELF(MPI_ERR_ARG, "provided (output) is NULL");
@@ -72,6 +77,7 @@ int MPI_Query_thread(int* provided) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Is_thread_main)
 int MPI_Is_thread_main(int* flag) {
     CH4_REQUIRE_INIT();
     if (!flag) CH4_FAIL_SELF(MPI_ERR_ARG, "flag (output) is NULL");
@@ -79,6 +85,7 @@ int MPI_Is_thread_main(int* flag) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Finalize)
 int MPI_Finalize(void) {
     CH4_REQUIRE_INIT();
     api::dt::f90_release_all();
@@ -91,6 +98,7 @@ int MPI_Finalize(void) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Abort)
 int MPI_Abort(MPI_Comm comm, int errorcode) {
     char msg[128];
     std::snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called",

@@ -307,40 +307,47 @@ struct acc_args {
 
 extern "C" {
 
+CH4_PMPI(MPI_Put)
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     return xfer_impl<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
+CH4_PMPI(MPI_Put_c)
 int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
               MPI_Datatype target_datatype, MPI_Win win) {
     return xfer_impl<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
+CH4_PMPI(MPI_Get)
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     return xfer_impl<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
+CH4_PMPI(MPI_Get_c)
 int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
               MPI_Datatype target_datatype, MPI_Win win) {
     return xfer_impl<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
+CH4_PMPI(MPI_Accumulate)
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     return acc_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, op, win);
 }
+CH4_PMPI(MPI_Accumulate_c)
 int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     return acc_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, op, win);
 }
+CH4_PMPI(MPI_Get_accumulate)
 int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                        void* result_addr, int result_count, MPI_Datatype result_datatype,
                        int target_rank, MPI_Aint target_disp, int target_count,
@@ -349,6 +356,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
                        result_count, result_datatype, target_rank, target_disp, target_count,
                        target_datatype, op, win);
 }
+CH4_PMPI(MPI_Get_accumulate_c)
 int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
                          MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count,
                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
@@ -359,6 +367,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
                        target_datatype, op, win);
 }
 
+CH4_PMPI(MPI_Fetch_and_op)
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
     const dame::type* t = api::lookup_type(datatype);
@@ -368,6 +377,7 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
                        target_disp, 1, datatype, op, win);
 }
 
+CH4_PMPI(MPI_Compare_and_swap)
 int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
     CH4_REQUIRE_INIT();

@@ -13,6 +13,7 @@ using namespace ch4lite;
 
 extern "C" {
 
+CH4_PMPI(MPI_Win_get_attr)
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
@@ -35,6 +36,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_get_group)
 int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
@@ -45,6 +47,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_set_name)
 int MPI_Win_set_name(MPI_Win win, const char* win_name) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
@@ -58,6 +61,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_get_name)
 int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
@@ -68,7 +72,9 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_toint)
 int MPI_Win_toint(MPI_Win win) { return static_cast<int>(reinterpret_cast<intptr_t>(win)); }
+CH4_PMPI(MPI_Win_fromint)
 MPI_Win MPI_Win_fromint(int win) { return reinterpret_cast<MPI_Win>(static_cast<intptr_t>(win)); }
 
 }  // extern "C"

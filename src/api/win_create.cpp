@@ -62,27 +62,32 @@ int allocate_impl(const char* func, MPI_Aint size, int64_t disp_unit, MPI_Info i
 
 extern "C" {
 
+CH4_PMPI(MPI_Win_create)
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win* win) {
     // no window info keys are interpreted
     return create_impl(__func__, base, size, disp_unit, info, comm, win);
 }
 
+CH4_PMPI(MPI_Win_create_c)
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                      MPI_Win* win) {
     return create_impl(__func__, base, size, disp_unit, info, comm, win);
 }
 
+CH4_PMPI(MPI_Win_allocate)
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                      MPI_Win* win) {
     return allocate_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
+CH4_PMPI(MPI_Win_allocate_c)
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                        void* baseptr, MPI_Win* win) {
     return allocate_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
+CH4_PMPI(MPI_Win_free)
 int MPI_Win_free(MPI_Win* win) {
     CH4_REQUIRE_INIT();
     if (!win) CH4_FAIL_SELF(MPI_ERR_ARG, "win is NULL");

@@ -24,6 +24,7 @@ using namespace ch4lite;
 
 extern "C" {
 
+CH4_PMPI(MPI_Win_create_errhandler)
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* errhandler) {
     CH4_REQUIRE_INIT();
     if (!fn) CH4_FAIL_SELF(MPI_ERR_ARG, "win_errhandler_fn is NULL");
@@ -40,6 +41,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* e
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_set_errhandler)
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
@@ -55,6 +57,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_get_errhandler)
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
@@ -65,6 +68,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_call_errhandler)
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);

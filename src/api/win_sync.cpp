@@ -23,6 +23,7 @@ int unsupported(const char* func, MPI_Win win) {
 
 extern "C" {
 
+CH4_PMPI(MPI_Win_fence)
 int MPI_Win_fence(int assert, MPI_Win win) {
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
@@ -44,19 +45,33 @@ int MPI_Win_fence(int assert, MPI_Win win) {
     return MPI_SUCCESS;
 }
 
+CH4_PMPI(MPI_Win_lock)
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_unlock)
 int MPI_Win_unlock(int rank, MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_lock_all)
 int MPI_Win_lock_all(int assert, MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_unlock_all)
 int MPI_Win_unlock_all(MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_flush)
 int MPI_Win_flush(int rank, MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_flush_all)
 int MPI_Win_flush_all(MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_flush_local)
 int MPI_Win_flush_local(int rank, MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_flush_local_all)
 int MPI_Win_flush_local_all(MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_sync)
 int MPI_Win_sync(MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_start)
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_complete)
 int MPI_Win_complete(MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_post)
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_wait)
 int MPI_Win_wait(MPI_Win win) { return unsupported(__func__, win); }
+CH4_PMPI(MPI_Win_test)
 int MPI_Win_test(MPI_Win win, int* flag) { return unsupported(__func__, win); }
 
 }  // extern "C"
