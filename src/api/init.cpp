@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "api/comm_attr.hpp"
 #include "api/datatype_f90.hpp"
 #include "api/errors.hpp"
 #include "api/handles.hpp"
@@ -88,6 +89,11 @@ int MPI_Is_thread_main(int* flag) {
 CH4_PMPI(MPI_Finalize)
 int MPI_Finalize(void) {
     CH4_REQUIRE_INIT();
+    // MPI_COMM_SELF's attributes go first, while all of MPI still works
+    // (MPI-4.1 §11.2.4); an error of a callback is raised on MPI_COMM_SELF
+    // and returned once MPI is finalized.
+    const int self_rc = api::comm_self_attrs_free();
+    if (self_rc != MPI_SUCCESS) (void)api::raise_self(self_rc);
     api::dt::f90_release_all();
     const status s = dev::finalize();
     if (s != status::ok) {
@@ -95,7 +101,7 @@ int MPI_Finalize(void) {
         std::fprintf(stderr, "ch4lite: MPI_Finalize: %s\n", to_string(s));
         return api::class_of(s);
     }
-    return MPI_SUCCESS;
+    return self_rc;
 }
 
 CH4_PMPI(MPI_Abort)
