@@ -8,6 +8,7 @@
 
 #include "api/comm_attr.hpp"
 #include "api/datatype_f90.hpp"
+#include "api/errhandler.hpp"
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "device/comm.hpp"
@@ -34,6 +35,10 @@ int init_impl(const char* func, int required, int* provided) {
         std::fprintf(stderr, "ch4lite: %s failed: %s\n", func, error.c_str());
         dev::abort_job(1, error.c_str());
     }
+    // MPI_COMM_WORLD and MPI_COMM_SELF start with the initial error handler
+    // (mpiexec -initial-errhandler; MPI-4.1 §9.3).
+    dev::comm_world().errhandler = api::initial_errhandler();
+    dev::comm_self().errhandler = api::initial_errhandler();
     g_main_thread = pthread_self();
     if (provided) *provided = prov;
     return MPI_SUCCESS;
@@ -107,9 +112,10 @@ int MPI_Finalize(void) {
 CH4_PMPI(MPI_Abort)
 int MPI_Abort(MPI_Comm comm, int errorcode) {
     char msg[128];
-    std::snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called",
-                  comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "comm", errorcode);
-    std::fprintf(stderr, "ch4lite: rank %d: %s\n", dev::g_dev.world_rank, msg);
+    // Printed once: by our mpiexec in its banner, else by abort_job.
+    std::snprintf(msg, sizeof msg, "MPI_Abort(%s, %d)",
+                  comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "comm",
+                  errorcode);
     // Exit statuses are 8 bits; keep a non-zero code non-zero.
     int code = errorcode & 0xff;
     if (code == 0 && errorcode != 0) code = 1;
