@@ -96,7 +96,7 @@ void idle_step(unsigned& idle) noexcept {
     if (!busy || waited < p.spin_ns) {
         p.giving = false;
         spin(idle);
-        if ((idle & 0xffff0) == 0) check_launcher();
+        if ((idle & 0xfffff) == 0) check_launcher();
         return;
     }
     p.giving = true;
