@@ -4,9 +4,11 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -116,6 +118,31 @@ int take_fd(long pid, int fd, std::string& why) {
     return got;
 }
 
+// The most a memfd of ours may reserve: what /dev/shm could still hold (the
+// named backend's limit) and what the machine has available. A memfd lives
+// in the kernel's internal tmpfs, which has no size limit: posix_fallocate
+// of more than the machine has would not fail, it would reserve pages until
+// the kernel's out-of-memory killer ends processes (Win_allocate_shared of
+// an absurd size did that). 0: unknown, no limit.
+uint64_t memfd_capacity() noexcept {
+    uint64_t cap = 0;
+    struct statvfs v;
+    if (::statvfs("/dev/shm", &v) == 0 && v.f_frsize > 0)
+        cap = static_cast<uint64_t>(v.f_bavail) * v.f_frsize;
+    if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+        char line[128];
+        unsigned long long kb = 0;
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                const uint64_t avail = static_cast<uint64_t>(kb) * 1024;
+                cap = cap == 0 ? avail : std::min(cap, avail);
+                break;
+            }
+        std::fclose(f);
+    }
+    return cap;
+}
+
 }  // namespace
 
 bool segment::named_backend() noexcept {
@@ -154,6 +181,11 @@ status segment::create_memfd(std::size_t bytes, segment& out, std::string& error
     }
     // Reserve the memory now: a full tmpfs fails here, not with SIGBUS in
     // the middle of a send. Then no peer can change the size.
+    if (const uint64_t cap = memfd_capacity(); cap != 0 && bytes > cap) {
+        error = "cannot reserve " + std::to_string(bytes) + " bytes of shared memory: " +
+                std::to_string(cap) + " available";
+        return status::io;
+    }
     if (const int e = ::posix_fallocate(g.fd, 0, static_cast<off_t>(bytes)); e != 0) {
         error = sys_error("cannot reserve memory for", what, e);
         return status::io;
