@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Convenience front end over CMake. The README's quick start:
 #   make demo    install what is missing, build, run the examples under mpiexec -n 4
-#   make check   build and run every test
+#   make check   build and run the tests (the short form: docs/testing.md)
+#   make check-full  every test variant, soak and large tests whole
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
@@ -14,7 +15,7 @@ SANITIZE ?= address,undefined
 # report SIGSEGV, not the sanitizer's exit status.
 SAN_ENV ?= ASAN_OPTIONS=detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1
 
-.PHONY: all deps configure build demo check sanitize bench install clean
+.PHONY: all deps configure build demo check check-full sanitize bench install clean
 
 all: build
 
@@ -30,8 +31,15 @@ build: configure
 demo: build
 	@sh scripts/demo.sh $(BUILD)
 
+# make check: every rank count and program, a pairwise covering of the
+# (ranks, netmod path, shm) variants, soak and large tests in their short
+# form. check-full: all variants (label "full" too), long forms
+# (CH4LITE_TEST_FULL=1). docs/testing.md.
 check: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE '^full$$' $(CTEST_FLAGS)
+
+check-full: build
+	@cd $(BUILD) && CH4LITE_TEST_FULL=1 ctest --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
 sanitize: deps
 	@cmake -S . -B $(SAN_BUILD) -DCH4LITE_SANITIZE=$(SANITIZE) -DCH4LITE_BENCH=OFF $(CMAKE_FLAGS) >/dev/null

@@ -72,14 +72,27 @@ endfunction()
 #                  [NP 2 3 4] [PATHS tagged am]
 #                  [SHM on off] [ARGS ...] [ENV K=V ...] [TIMEOUT s]
 #                  [WILL_FAIL] [PASS_REGEX re] [LABELS ...] [NO_HYDRA]
-#                  [RESOURCE_LOCK name] [PPN p])
+#                  [RESOURCE_LOCK name] [PPN p] [ALL_VARIANTS])
 # Builds the program and registers mpi.<name>.np<N>.<path>.shm<on|off> tests
 # run under our mpiexec, plus hydra.<name>.np<N> under mpiexec.hydra when
 # installed (unless NO_HYDRA), at the largest N listed: the rank counts are
 # covered under our mpiexec, the Hydra run checks the launcher contract
 # (test/launch adds Hydra's modes: PMI port, mapping, abort, crash).
+#
+# Which variants `make check` runs (docs/testing.md): every rank count, and
+# for each of them some (path, shm) pairs such that every pair of values of
+# two dimensions -- (N, path), (N, shm), (path, shm) -- is run at least once
+# (a pairwise covering: 6 of the 12 variants of NP 2 3 4 x tagged am x on off,
+# half of them with shm off, which is what costs: opening libfabric is
+# 0.3-1 s per rank). The other variants get the label "full": `make
+# check-full` runs them too. ALL_VARIANTS: every variant in `make check`.
+# The Hydra run of a registration without SOURCES (a variant of a program
+# registered elsewhere) is labelled "full" too.
+# A test that `make check` runs in a short form reads CH4LITE_TEST_FULL
+# (mpitest.h: mt_full()), which `make check-full` sets; label it "soak" or
+# "large".
 function(ch4lite_mpi_test name)
-  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA" "TIMEOUT;PASS_REGEX;PROGRAM;RESOURCE_LOCK;PPN"
+  cmake_parse_arguments(T "WILL_FAIL;NO_HYDRA;ALL_VARIANTS" "TIMEOUT;PASS_REGEX;PROGRAM;RESOURCE_LOCK;PPN"
     "SOURCES;NP;PATHS;SHM;ARGS;ENV;LABELS;LIBS" ${ARGN})
   if(NOT T_PROGRAM)
     set(T_PROGRAM ${name})
@@ -106,8 +119,15 @@ function(ch4lite_mpi_test name)
     list(APPEND genv -ppn ${T_PPN} -genv CH4LITE_TEST_PPN ${T_PPN})
     set(T_NO_HYDRA TRUE)
   endif()
+  list(LENGTH T_NP n_np)
+  list(LENGTH T_PATHS n_paths)
+  list(LENGTH T_SHM n_shm)
+  set(np_index 0)
   foreach(np ${T_NP})
+    set(next_path 0)
     foreach(path ${T_PATHS})
+      set(path_index ${next_path})
+      math(EXPR next_path "${next_path} + 1")
       if(path STREQUAL "am")
         if(NOT TARGET mpi_am)
           continue()
@@ -116,7 +136,33 @@ function(ch4lite_mpi_test name)
       else()
         set(penv -genv CH4LITE_EXPECT_PATH ${path})
       endif()
+      set(shm_index 0)
       foreach(shm ${T_SHM})
+        # In the covering (see above): path index (np_index + j) mod n_paths
+        # with shm index j mod n_shm, for some j < max(n_paths, n_shm).
+        set(core FALSE)
+        if(T_ALL_VARIANTS OR n_np EQUAL 1)
+          set(core TRUE)
+        else()
+          if(n_paths GREATER n_shm)
+            math(EXPR jlast "${n_paths} - 1")
+          else()
+            math(EXPR jlast "${n_shm} - 1")
+          endif()
+          foreach(j RANGE ${jlast})
+            math(EXPR p "(${np_index} + ${j}) % ${n_paths}")
+            math(EXPR q "${j} % ${n_shm}")
+            if(p EQUAL path_index AND q EQUAL shm_index)
+              set(core TRUE)
+            endif()
+          endforeach()
+        endif()
+        math(EXPR shm_index "${shm_index} + 1")
+        if(core)
+          set(vlabels "mpi;${T_LABELS}")
+        else()
+          set(vlabels "mpi;full;${T_LABELS}")
+        endif()
         if(shm STREQUAL "on")
           set(senv -genv CH4LITE_SHM 1)
         else()
@@ -125,7 +171,7 @@ function(ch4lite_mpi_test name)
         set(tname mpi.${name}.np${np}.${path}.shm${shm})
         add_test(NAME ${tname} COMMAND ${CH4LITE_MPIEXEC} -n ${np} -maxtime ${T_TIMEOUT}
           ${penv} ${senv} ${genv} $<TARGET_FILE:${T_PROGRAM}> ${T_ARGS})
-        set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "mpi;${T_LABELS}"
+        set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${vlabels}"
           PROCESSORS 2)
         if(T_WILL_FAIL)
           set_tests_properties(${tname} PROPERTIES WILL_FAIL TRUE)
@@ -138,13 +184,22 @@ function(ch4lite_mpi_test name)
         endif()
       endforeach()
     endforeach()
+    math(EXPR np_index "${np_index} + 1")
     list(GET T_NP -1 np_hydra)
     if(CH4LITE_HYDRA AND NOT T_NO_HYDRA AND np EQUAL np_hydra)
       set(tname hydra.${name}.np${np})
       ch4lite_genv(henv ${T_ENV})
       add_test(NAME ${tname} COMMAND ${CH4LITE_HYDRA} -n ${np} ${henv}
         -genv CH4LITE_EXPECT_PATH tagged $<TARGET_FILE:${T_PROGRAM}> ${T_ARGS})
-      set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "hydra;${T_LABELS}"
+      # One Hydra run per program in make check: that of its own
+      # registration (SOURCES); variants of a program (PROGRAM, other ENV or
+      # ARGS) test no more of the launcher contract: check-full only.
+      if(T_SOURCES)
+        set(hlabels "hydra;${T_LABELS}")
+      else()
+        set(hlabels "hydra;full;${T_LABELS}")
+      endif()
+      set_tests_properties(${tname} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${hlabels}"
         PROCESSORS 2)
       if(T_WILL_FAIL)
         set_tests_properties(${tname} PROPERTIES WILL_FAIL TRUE)

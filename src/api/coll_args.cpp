@@ -10,7 +10,30 @@
 
 namespace ch4lite::api::coll {
 
+namespace {
+// The aliasing check of check_buf: the buffer a collective's previous
+// check_buf call looked at, until its partner ("sendbuf" <-> "recvbuf",
+// "inbuf" <-> "inoutbuf") is checked in the same call. check_comm starts
+// every collective with it cleared.
+struct alias_memo {
+    const char* fn = nullptr;
+    const char* what = nullptr;
+    const void* buf = nullptr;
+    bool data = false;  // the buffer carries data (count and size > 0)
+};
+alias_memo g_alias;
+
+bool partners(const char* a, const char* b) noexcept {
+    auto is = [](const char* x, const char* y) { return std::strcmp(x, y) == 0; };
+    return (is(a, "sendbuf") && is(b, "recvbuf")) || (is(a, "recvbuf") && is(b, "sendbuf")) ||
+           (is(a, "inbuf") && is(b, "inoutbuf"));
+}
+}  // namespace
+
+void alias_reset() noexcept { g_alias = {}; }
+
 int check_comm(const char* fn, MPI_Comm comm, dev::comm*& out) noexcept {
+    alias_reset();
     CH4_REQUIRE_INIT_IN(fn);
     out = lookup_comm(comm);
     if (!out) COLL_FAIL(MPI_ERR_COMM, "invalid communicator");
@@ -37,6 +60,21 @@ int check_buf(const char* fn, MPI_Comm comm, const char* what, const void* buf, 
     if (!buf && count > 0 && t->size() > 0 && t->true_lb() == 0)
         COLL_FAIL(MPI_ERR_BUFFER, "%s is NULL but count is %lld", what,
                   static_cast<long long>(count));
+    // The send and receive buffers of a collective must not be the same
+    // memory unless the user says MPI_IN_PLACE (MPI-4.1 §2.3: an OUT or
+    // INOUT argument must not alias any other; MPICH: MPI_ERR_BUFFER when
+    // both are one pointer and both carry data).
+    const bool data = count > 0 && t->size() > 0;
+    if (g_alias.fn == fn && g_alias.what && partners(g_alias.what, what)) {
+        const bool same = g_alias.buf == buf && g_alias.data && data;
+        const char* first = g_alias.what;
+        alias_reset();
+        if (same)
+            COLL_FAIL(MPI_ERR_BUFFER, "%s and %s are the same buffer %p: they must not overlap "
+                      "(use MPI_IN_PLACE for an in-place operation)", first, what, buf);
+    } else {
+        g_alias = {fn, what, buf, data};
+    }
     return MPI_SUCCESS;
 }
 

@@ -30,11 +30,18 @@ namespace ch4lite::api::coll {
 inline bool in_place(const void* p) noexcept { return p == MPI_IN_PLACE; }
 
 // MPI_Init done and comm valid (MPI_ERR_COMM); *out the communicator.
+// Starts the call's argument checks (clears check_buf's aliasing memo).
 int check_comm(const char* fn, MPI_Comm comm, dev::comm*& out) noexcept;
+// For a function that checks buffers without check_comm (MPI_Reduce_local).
+void alias_reset() noexcept;
 int check_root(const char* fn, MPI_Comm comm, const dev::comm& c, int root) noexcept;
 // count >= 0, datatype valid and committed, buffer non-null when it holds
 // data; `what` names the argument ("sendbuf"). MPI_IN_PLACE is rejected
-// here: callers test for it first where MPI allows it.
+// here: callers test for it first where MPI allows it. The second of a
+// pair "sendbuf"/"recvbuf" ("inbuf"/"inoutbuf") checked in one call of
+// `fn` must not be the same pointer as the first when both carry data
+// (MPI_ERR_BUFFER): every collective that checks both buffers gets the
+// aliasing rule, in either order.
 int check_buf(const char* fn, MPI_Comm comm, const char* what, const void* buf, int64_t count,
               MPI_Datatype dt, const dame::type*& t) noexcept;
 // A per-rank count array: non-null, every entry >= 0.

@@ -7,6 +7,8 @@
 // not functions: NULL_COPY_FN = 0, DUP_FN = 1, NULL_DELETE_FN = 0.
 #include "api/comm_attr.hpp"
 
+#include "api/attr_ops.hpp"
+
 #include <cstdint>
 #include <new>
 
@@ -46,66 +48,56 @@ int* predefined_value(int k) noexcept {
     }
 }
 
+// A live communicator keyval (also one the user freed while attributes
+// still use it: those keep working, MPI-4.1 §7.7.2), or nullptr.
 dev::keyval* comm_keyval(int k) noexcept {
     dev::keyval* kv = dev::keyval_lookup(k);
-    return kv && kv->kind == dev::attr_kind::comm && !kv->freed ? kv : nullptr;
+    return kv && kv->kind == dev::attr_kind::comm ? kv : nullptr;
 }
 
-int call_delete(MPI_Comm h, int k, void* value) noexcept {
-    dev::keyval* kv = dev::keyval_lookup(k);
-    if (!kv || !kv->comm_delete) return MPI_SUCCESS;  // NULL_DELETE_FN
-    return kv->comm_delete(h, k, value, kv->extra_state);
+// The delete callback of keyval k for `value` on communicator h.
+auto deleter(const char* fn, MPI_Comm h) noexcept {
+    return [fn, h](int k, void* value) noexcept -> int {
+        dev::keyval* kv = dev::keyval_lookup(k);
+        if (!kv || !kv->comm_delete) return MPI_SUCCESS;  // NULL_DELETE_FN
+        return attr::callback_code(fn, "delete", kv->comm_delete(h, k, value, kv->extra_state));
+    };
 }
 
-// Deletes entry i of c's attributes: callback, then removal.
-int delete_entry(MPI_Comm h, dev::comm& c, std::size_t i) noexcept {
-    const dev::attr_entry e = c.attrs[i];
-    if (const int rc = call_delete(h, e.keyval, e.value); rc != MPI_SUCCESS) return rc;
-    c.attrs.erase(c.attrs.begin() + static_cast<std::ptrdiff_t>(i));
-    dev::keyval_release(e.keyval);
-    return MPI_SUCCESS;
-}
+void* copy_fn_of(const dev::keyval& kv) noexcept { return reinterpret_cast<void*>(kv.comm_copy); }
 
 }  // namespace
 
 int attrs_copy(const char* fn, MPI_Comm old, dev::comm& from, dev::comm& to) noexcept {
     const auto nh = reinterpret_cast<MPI_Comm>(to.handle);
-    for (const dev::attr_entry& e : from.attrs) {
-        dev::keyval* kv = dev::keyval_lookup(e.keyval);
-        if (!kv) continue;
-        const auto fnv = reinterpret_cast<uintptr_t>(kv->comm_copy);
-        if (fnv == 0) continue;  // MPI_COMM_NULL_COPY_FN
-        void* out = nullptr;
-        int flag = 0;
-        if (fnv == 1) {  // MPI_COMM_DUP_FN
-            out = e.value;
-            flag = 1;
-        } else if (const int rc = kv->comm_copy(old, e.keyval, kv->extra_state, e.value, &out, &flag);
-                   rc != MPI_SUCCESS) {
-            (void)attrs_delete_all(nh, to);
-            return rc;
-        }
-        if (!flag) continue;
-        try {
-            to.attrs.push_back({e.keyval, out});
-        } catch (const std::bad_alloc&) {
-            (void)attrs_delete_all(nh, to);
-            return error_code(MPI_ERR_NO_MEM, fn, "out of memory copying attributes");
-        }
-        ++kv->refs;
-    }
-    return MPI_SUCCESS;
+    const int rc = attr::copy_all(
+        [&]() noexcept { return &from.attrs; }, [&]() noexcept { return &to.attrs; },
+        [&](dev::keyval& kv, int k, void* in, void* out, int* flag) noexcept {
+            return attr::callback_code(fn, "copy", kv.comm_copy(old, k, kv.extra_state, in, out, flag));
+        },
+        deleter(fn, nh), copy_fn_of);
+    return rc == -1 ? error_code(MPI_ERR_NO_MEM, fn, "out of memory copying attributes") : rc;
 }
 
 int attrs_delete_all(MPI_Comm h, dev::comm& c) noexcept {
-    while (!c.attrs.empty())
-        if (const int rc = delete_entry(h, c, c.attrs.size() - 1); rc != MPI_SUCCESS) return rc;
-    return MPI_SUCCESS;
+    return attr::delete_all([&]() noexcept { return &c.attrs; }, deleter("MPI_Comm_free", h));
 }
 
 int comm_self_attrs_free() noexcept {
     if (!is_initialized()) return MPI_SUCCESS;
-    return attrs_delete_all(MPI_COMM_SELF, dev::comm_self());
+    dev::comm& self = dev::comm_self();
+    auto list = [&]() noexcept { return &self.attrs; };
+    // Every callback runs, also after one fails: the first error is
+    // returned, the failed attribute dropped.
+    int first = MPI_SUCCESS;
+    while (true) {
+        const int rc = attr::delete_all(list, deleter("MPI_Finalize", MPI_COMM_SELF));
+        if (rc == MPI_SUCCESS) return first;
+        if (first == MPI_SUCCESS) first = rc;
+        const int k = self.attrs.back().keyval;  // the one that failed went back on top
+        self.attrs.pop_back();
+        dev::keyval_release(k);
+    }
 }
 
 }  // namespace ch4lite::api
@@ -135,9 +127,11 @@ int MPI_Comm_free_keyval(int* comm_keyval) {
     if (!comm_keyval) CH4_FAIL_SELF(MPI_ERR_ARG, "comm_keyval is NULL");
     if (api::predefined_keyval(*comm_keyval))
         CH4_FAIL_SELF(MPI_ERR_KEYVAL, "cannot free the predefined keyval %d", *comm_keyval);
-    if (!api::comm_keyval(*comm_keyval))
-        CH4_FAIL_SELF(MPI_ERR_KEYVAL, "invalid communicator keyval %d", *comm_keyval);
-    dev::keyval_lookup(*comm_keyval)->freed = true;
+    dev::keyval* kv = api::comm_keyval(*comm_keyval);
+    if (!kv || kv->freed)
+        CH4_FAIL_SELF(MPI_ERR_KEYVAL, "invalid communicator keyval %d%s", *comm_keyval,
+                      kv ? ": it was freed already" : "");
+    kv->freed = true;
     dev::keyval_release(*comm_keyval);  // attributes still set keep it alive
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
@@ -152,20 +146,10 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
         CH4_FAIL(comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be set", comm_keyval);
     dev::keyval* kv = api::comm_keyval(comm_keyval);
     if (!kv) CH4_FAIL(comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
-    if (dev::attr_entry* e = dev::attr_find(c->attrs, comm_keyval)) {
-        // As if MPI_Comm_delete_attr ran first: the old value's callback.
-        if (const int rc = api::call_delete(comm, comm_keyval, e->value); rc != MPI_SUCCESS)
-            return api::raise(comm, rc);
-        e->value = attribute_val;
-        return MPI_SUCCESS;
-    }
-    try {
-        c->attrs.push_back({comm_keyval, attribute_val});
-    } catch (const std::bad_alloc&) {
-        CH4_FAIL(comm, MPI_ERR_NO_MEM, "out of memory storing the attribute");
-    }
-    ++kv->refs;
-    return MPI_SUCCESS;
+    const int rc = api::attr::set([c]() noexcept { return &c->attrs; }, *kv, comm_keyval,
+                                  attribute_val, api::deleter(__func__, comm));
+    if (rc == -1) CH4_FAIL(comm, MPI_ERR_NO_MEM, "out of memory storing the attribute");
+    return rc == MPI_SUCCESS ? rc : api::raise(comm, rc);
 }
 
 CH4_PMPI(MPI_Comm_get_attr)
@@ -196,11 +180,11 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
         CH4_FAIL(comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be deleted", comm_keyval);
     if (!api::comm_keyval(comm_keyval))
         CH4_FAIL(comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
-    for (std::size_t i = 0; i < c->attrs.size(); ++i)
-        if (c->attrs[i].keyval == comm_keyval) {
-            const int rc = api::delete_entry(comm, *c, i);
-            return rc == MPI_SUCCESS ? rc : api::raise(comm, rc);
-        }
+    if (dev::attr_find(c->attrs, comm_keyval)) {
+        const int rc = api::attr::delete_one([c]() noexcept { return &c->attrs; }, comm_keyval,
+                                             api::deleter(__func__, comm));
+        return rc == MPI_SUCCESS ? rc : api::raise(comm, rc);
+    }
     CH4_FAIL(comm, MPI_ERR_KEYVAL, "no attribute is set for keyval %d on this communicator",
              comm_keyval);
 }

@@ -11,6 +11,7 @@
 #include <new>
 #include <unordered_map>
 
+#include "api/attr_ops.hpp"
 #include "api/datatype_attr.hpp"
 #include "api/datatype_util.hpp"
 #include "device/attr.hpp"
@@ -32,78 +33,54 @@ dev::attr_list* list_of(MPI_Datatype h) noexcept {
     return it == g_attrs->end() ? nullptr : &it->second;
 }
 
+// A live datatype keyval (also one the user freed while attributes still
+// use it), or nullptr.
 dev::keyval* lookup_type_keyval(int k) noexcept {
     dev::keyval* kv = dev::keyval_lookup(k);
-    return kv && kv->kind == dev::attr_kind::type && !kv->freed ? kv : nullptr;
+    return kv && kv->kind == dev::attr_kind::type ? kv : nullptr;
 }
 
-int call_delete(MPI_Datatype h, int k, void* value) noexcept {
-    dev::keyval* kv = dev::keyval_lookup(k);
-    if (!kv || !kv->type_delete) return MPI_SUCCESS;  // TYPE_NULL_DELETE_FN
-    return kv->type_delete(h, k, value, kv->extra_state);
-}
-
-// Deletes h's attribute of keyval k (present): callback, then removal.
-int delete_one(MPI_Datatype h, int k) noexcept {
-    void* value = dev::attr_find(*list_of(h), k)->value;
-    if (const int rc = call_delete(h, k, value); rc != MPI_SUCCESS) return rc;
-    if (dev::attr_list* l = list_of(h)) {  // the callback may have changed the list
-        for (std::size_t i = 0; i < l->size(); ++i)
-            if ((*l)[i].keyval == k) {
-                l->erase(l->begin() + static_cast<std::ptrdiff_t>(i));
-                dev::keyval_release(k);
-                break;
-            }
-        if (l->empty()) g_attrs->erase(key(h));
+// h's list, created when missing (nullptr: out of memory).
+dev::attr_list* make_list(MPI_Datatype h) noexcept {
+    try {
+        if (!g_attrs) g_attrs = new std::unordered_map<uintptr_t, dev::attr_list>();
+        return &(*g_attrs)[key(h)];
+    } catch (const std::bad_alloc&) {
+        return nullptr;
     }
-    return MPI_SUCCESS;
 }
+
+auto deleter(const char* fn, MPI_Datatype h) noexcept {
+    return [fn, h](int k, void* value) noexcept -> int {
+        dev::keyval* kv = dev::keyval_lookup(k);
+        if (!kv || !kv->type_delete) return MPI_SUCCESS;  // TYPE_NULL_DELETE_FN
+        return api::attr::callback_code(fn, "delete", kv->type_delete(h, k, value, kv->extra_state));
+    };
+}
+
+void* copy_fn_of(const dev::keyval& kv) noexcept { return reinterpret_cast<void*>(kv.type_copy); }
 
 }  // namespace
 
 namespace ch4lite::api {
 
 int type_attrs_copy(const char* fn, MPI_Datatype old, MPI_Datatype to) noexcept {
-    const dev::attr_list* from = list_of(old);
-    if (!from) return MPI_SUCCESS;
-    dev::attr_list copy;
-    try {
-        copy = *from;  // callbacks may change old's list
-    } catch (const std::bad_alloc&) {
-        return error_code(MPI_ERR_NO_MEM, fn, "out of memory copying attributes");
-    }
-    for (const dev::attr_entry& e : copy) {
-        dev::keyval* kv = dev::keyval_lookup(e.keyval);
-        if (!kv) continue;
-        const auto fnv = reinterpret_cast<uintptr_t>(kv->type_copy);
-        if (fnv == 0) continue;  // MPI_TYPE_NULL_COPY_FN
-        void* out = nullptr;
-        int flag = 0;
-        if (fnv == 1) {  // MPI_TYPE_DUP_FN
-            out = e.value;
-            flag = 1;
-        } else if (const int rc = kv->type_copy(old, e.keyval, kv->extra_state, e.value, &out, &flag);
-                   rc != MPI_SUCCESS) {
-            (void)type_attrs_delete_all(to);
-            return rc;
-        }
-        if (!flag) continue;
-        try {
-            if (!g_attrs) g_attrs = new std::unordered_map<uintptr_t, dev::attr_list>();
-            (*g_attrs)[key(to)].push_back({e.keyval, out});
-        } catch (const std::bad_alloc&) {
-            (void)type_attrs_delete_all(to);
-            return error_code(MPI_ERR_NO_MEM, fn, "out of memory copying attributes");
-        }
-        ++kv->refs;
-    }
-    return MPI_SUCCESS;
+    if (!list_of(old)) return MPI_SUCCESS;
+    const int rc = attr::copy_all(
+        [old]() noexcept { return list_of(old); }, [to]() noexcept { return make_list(to); },
+        [fn, old](dev::keyval& kv, int k, void* in, void* out, int* flag) noexcept {
+            return attr::callback_code(fn, "copy", kv.type_copy(old, k, kv.extra_state, in, out, flag));
+        },
+        deleter(fn, to), copy_fn_of);
+    if (dev::attr_list* l = list_of(to); l && l->empty()) g_attrs->erase(key(to));
+    return rc == -1 ? error_code(MPI_ERR_NO_MEM, fn, "out of memory copying attributes") : rc;
 }
 
 int type_attrs_delete_all(MPI_Datatype h) noexcept {
-    while (const dev::attr_list* l = list_of(h))
-        if (const int rc = delete_one(h, l->back().keyval); rc != MPI_SUCCESS) return rc;
-    return MPI_SUCCESS;
+    if (!list_of(h)) return MPI_SUCCESS;
+    const int rc = attr::delete_all([h]() noexcept { return list_of(h); }, deleter("MPI_Type_free", h));
+    if (dev::attr_list* l = list_of(h); l && l->empty()) g_attrs->erase(key(h));
+    return rc;
 }
 
 }  // namespace ch4lite::api
@@ -133,8 +110,11 @@ int MPI_Type_free_keyval(int* type_keyval) {
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(api::dt::check_ptr(fn, "type_keyval", type_keyval));
-    if (!lookup_type_keyval(*type_keyval)) DT_FAIL(MPI_ERR_KEYVAL, "invalid datatype keyval %d", *type_keyval);
-    dev::keyval_lookup(*type_keyval)->freed = true;
+    dev::keyval* kv = lookup_type_keyval(*type_keyval);
+    if (!kv || kv->freed)
+        DT_FAIL(MPI_ERR_KEYVAL, "invalid datatype keyval %d%s", *type_keyval,
+                kv ? ": it was freed already" : "");
+    kv->freed = true;
     dev::keyval_release(*type_keyval);  // attributes still set keep it alive
     *type_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
@@ -148,26 +128,10 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
     DT_TRY(resolve(fn, "datatype", datatype, &t));
     dev::keyval* kv = lookup_type_keyval(type_keyval);
     if (!kv) DT_FAIL(MPI_ERR_KEYVAL, "invalid datatype keyval %d", type_keyval);
-    if (dev::attr_list* l = list_of(datatype)) {
-        if (dev::attr_entry* e = dev::attr_find(*l, type_keyval)) {
-            // As if MPI_Type_delete_attr ran first: the old value's callback.
-            if (const int rc = call_delete(datatype, type_keyval, e->value); rc != MPI_SUCCESS)
-                return api::raise_self(rc);
-            if ((l = list_of(datatype)) && (e = dev::attr_find(*l, type_keyval))) {
-                e->value = attribute_val;
-                return MPI_SUCCESS;
-            }
-            // the callback deleted it: set it anew below
-        }
-    }
-    try {
-        if (!g_attrs) g_attrs = new std::unordered_map<uintptr_t, dev::attr_list>();
-        (*g_attrs)[key(datatype)].push_back({type_keyval, attribute_val});
-    } catch (const std::bad_alloc&) {
-        DT_FAIL(MPI_ERR_NO_MEM, "out of memory storing the attribute");
-    }
-    ++kv->refs;
-    return MPI_SUCCESS;
+    const int rc = api::attr::set([datatype]() noexcept { return make_list(datatype); }, *kv,
+                                  type_keyval, attribute_val, deleter(fn, datatype));
+    if (rc == -1) DT_FAIL(MPI_ERR_NO_MEM, "out of memory storing the attribute");
+    return rc == MPI_SUCCESS ? rc : api::raise_self(rc);
 }
 
 CH4_PMPI(MPI_Type_get_attr)
@@ -196,8 +160,10 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
     dev::attr_list* l = list_of(datatype);
     if (!l || !dev::attr_find(*l, type_keyval))
         DT_FAIL(MPI_ERR_KEYVAL, "no attribute is set for keyval %d on this datatype", type_keyval);
-    if (const int rc = delete_one(datatype, type_keyval); rc != MPI_SUCCESS) return api::raise_self(rc);
-    return MPI_SUCCESS;
+    const int rc = api::attr::delete_one([datatype]() noexcept { return list_of(datatype); }, type_keyval,
+                                         deleter(fn, datatype));
+    if (dev::attr_list* e = list_of(datatype); e && e->empty()) g_attrs->erase(key(datatype));
+    return rc == MPI_SUCCESS ? rc : api::raise_self(rc);
 }
 
 }  // extern "C"

@@ -53,18 +53,21 @@ void run_errhandler(MPI_Errhandler h, void* target, bool is_win, int code) noexc
         if (is_win && o->win_fn) o->win_fn(static_cast<MPI_Win*>(target), &code);
         return;
     }
-    // MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT: report and end the job.
-    char line[MPI_MAX_ERROR_STRING + 96];
-    const int n = std::snprintf(line, sizeof line, "ch4lite: rank %d: fatal error (%s): %s\n",
-                                dev::g_dev.world_rank, h == MPI_ERRORS_ABORT ? "MPI_ERRORS_ABORT"
-                                                                               : "MPI_ERRORS_ARE_FATAL",
-                                text_of(code));
-    if (n > 0) {
-        ssize_t w = ::write(2, line, static_cast<size_t>(n) < sizeof line ? n : sizeof line - 1);
+    // MPI_ERRORS_ARE_FATAL / MPI_ERRORS_ABORT: end the job with one
+    // message, which the launcher prints (our mpiexec in its banner; under
+    // others the rank prints it, dev::abort_job).
+    char msg[MPI_MAX_ERROR_STRING + 640];
+    int n = std::snprintf(msg, sizeof msg, "fatal error: %s -- ", text_of(code));
+    if (n < 0 || static_cast<std::size_t>(n) >= sizeof msg) n = 0;
+    (void)fatal_context(msg + n, sizeof msg - static_cast<std::size_t>(n), h, target, is_win);
+    const int exit_code = class_of(code) > 0 && class_of(code) < 256 ? class_of(code) : 1;
+    if (dev::g_dev.initialized && !dev::g_dev.finalized) dev::abort_job(exit_code, msg);
+    char line[sizeof msg + 32];
+    const int m = std::snprintf(line, sizeof line, "ch4lite: %s\n", msg);
+    if (m > 0) {
+        ssize_t w = ::write(2, line, static_cast<size_t>(m) < sizeof line ? m : sizeof line - 1);
         (void)w;
     }
-    const int exit_code = class_of(code) > 0 && class_of(code) < 256 ? class_of(code) : 1;
-    if (dev::g_dev.initialized && !dev::g_dev.finalized) dev::abort_job(exit_code, text_of(code));
     std::_Exit(exit_code);
 }
 
@@ -97,10 +100,10 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
     if (!api::errhandler_valid(errhandler))
-        CH4_FAIL(comm, MPI_ERR_ARG, "invalid error handler: must be a predefined or created handler");
+        CH4_FAIL(comm, MPI_ERR_ERRHANDLER, "invalid error handler: must be a predefined or created handler");
     api::errhandler_obj* o = api::lookup_errhandler(errhandler);
     if (o && o->k != api::errhandler_obj::kind::comm)
-        CH4_FAIL(comm, MPI_ERR_ARG, "error handler was not created for communicators");
+        CH4_FAIL(comm, MPI_ERR_ERRHANDLER, "error handler was not created for communicators");
     api::errhandler_retain(errhandler);
     api::errhandler_release(c->errhandler);
     c->errhandler = errhandler;
@@ -133,7 +136,7 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
     CH4_REQUIRE_INIT();
     if (!errhandler) CH4_FAIL_SELF(MPI_ERR_ARG, "errhandler is NULL");
     if (!api::errhandler_valid(*errhandler))
-        CH4_FAIL_SELF(MPI_ERR_ARG, "invalid error handler");
+        CH4_FAIL_SELF(MPI_ERR_ERRHANDLER, "invalid error handler");
     api::errhandler_release(*errhandler);  // predefined handlers: no effect
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;

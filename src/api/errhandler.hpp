@@ -5,6 +5,8 @@
 #pragma once
 #include <mpi.h>
 
+#include <cstddef>
+
 namespace ch4lite::api {
 
 struct errhandler_obj {
@@ -24,7 +26,22 @@ void errhandler_release(MPI_Errhandler h) noexcept;
 MPI_Errhandler errhandler_create(errhandler_obj* obj) noexcept;  // MPI_ERRHANDLER_NULL if full
 
 // Runs handler `h` for an error `code` on the object `target` (an MPI_Comm* or
-// MPI_Win*). Fatal handlers print and kill the job; returns for RETURN/user.
+// MPI_Win*; nullptr: no object, MPI not initialized). Fatal handlers end
+// the job with one message (the error, the handler and object, and how to
+// get codes back instead); returns for RETURN/user.
 void run_errhandler(MPI_Errhandler h, void* target, bool is_win, int code) noexcept;
+
+// The MPI-4 initial error handler (errhandler_initial.cpp): set on
+// MPI_COMM_WORLD and MPI_COMM_SELF at MPI_Init, raised while no
+// MPI_COMM_SELF exists. From `mpiexec -initial-errhandler` /
+// CH4LITE_INITIAL_ERRHANDLER; MPI_ERRORS_ARE_FATAL by default.
+MPI_Errhandler initial_errhandler() noexcept;
+// Its reserved value ("mpi_errors_return", ...), e.g. for MPI_INFO_ENV's
+// "mpi_initial_errhandler" key.
+const char* initial_errhandler_name() noexcept;
+// "MPI_ERRORS_ARE_FATAL", ..., "a user error handler".
+const char* errhandler_name(MPI_Errhandler h) noexcept;
+// The explanation a fatal handler adds to the error text (snprintf-like).
+int fatal_context(char* out, std::size_t n, MPI_Errhandler h, const void* target, bool is_win) noexcept;
 
 }  // namespace ch4lite::api

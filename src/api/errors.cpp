@@ -145,11 +145,16 @@ int class_of(status s) noexcept {
 }
 
 int raise(MPI_Comm comm, int code) noexcept {
-    dev::comm* c = lookup_comm(comm);
-    if (!c) c = is_initialized() ? &dev::comm_self() : nullptr;
-    MPI_Errhandler eh = c ? c->errhandler : MPI_ERRORS_ARE_FATAL;
-    MPI_Comm target = c ? reinterpret_cast<MPI_Comm>(c->handle) : comm;
-    run_errhandler(eh, &target, false, code);
+    dev::comm* c = is_initialized() ? lookup_comm(comm) : nullptr;
+    if (!c && is_initialized()) c = &dev::comm_self();
+    // No MPI_COMM_SELF (before MPI_Init, after MPI_Finalize): the initial
+    // error handler, on no object.
+    if (!c) {
+        run_errhandler(initial_errhandler(), nullptr, false, code);
+        return code;
+    }
+    MPI_Comm target = reinterpret_cast<MPI_Comm>(c->handle);
+    run_errhandler(c->errhandler, &target, false, code);
     return code;
 }
 
@@ -160,7 +165,7 @@ int require_init(const char* func) noexcept {
     const int code = error_code(MPI_ERR_OTHER, func, "%s",
                                 dev::g_dev.finalized ? "called after MPI_Finalize"
                                                      : "called before MPI_Init");
-    run_errhandler(MPI_ERRORS_ARE_FATAL, nullptr, false, code);
+    run_errhandler(initial_errhandler(), nullptr, false, code);
     return code;
 }
 

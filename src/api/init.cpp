@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <string>
 
+#include "api/comm_attr.hpp"
 #include "api/datatype_f90.hpp"
+#include "api/errhandler.hpp"
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "device/comm.hpp"
@@ -33,6 +35,10 @@ int init_impl(const char* func, int required, int* provided) {
         std::fprintf(stderr, "ch4lite: %s failed: %s\n", func, error.c_str());
         dev::abort_job(1, error.c_str());
     }
+    // MPI_COMM_WORLD and MPI_COMM_SELF start with the initial error handler
+    // (mpiexec -initial-errhandler; MPI-4.1 §9.3).
+    dev::comm_world().errhandler = api::initial_errhandler();
+    dev::comm_self().errhandler = api::initial_errhandler();
     g_main_thread = pthread_self();
     if (provided) *provided = prov;
     return MPI_SUCCESS;
@@ -88,6 +94,11 @@ int MPI_Is_thread_main(int* flag) {
 CH4_PMPI(MPI_Finalize)
 int MPI_Finalize(void) {
     CH4_REQUIRE_INIT();
+    // MPI_COMM_SELF's attributes go first, while all of MPI still works
+    // (MPI-4.1 §11.2.4); an error of a callback is raised on MPI_COMM_SELF
+    // and returned once MPI is finalized.
+    const int self_rc = api::comm_self_attrs_free();
+    if (self_rc != MPI_SUCCESS) (void)api::raise_self(self_rc);
     api::dt::f90_release_all();
     const status s = dev::finalize();
     if (s != status::ok) {
@@ -95,15 +106,16 @@ int MPI_Finalize(void) {
         std::fprintf(stderr, "ch4lite: MPI_Finalize: %s\n", to_string(s));
         return api::class_of(s);
     }
-    return MPI_SUCCESS;
+    return self_rc;
 }
 
 CH4_PMPI(MPI_Abort)
 int MPI_Abort(MPI_Comm comm, int errorcode) {
     char msg[128];
-    std::snprintf(msg, sizeof msg, "MPI_Abort(%s, %d) called",
-                  comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "comm", errorcode);
-    std::fprintf(stderr, "ch4lite: rank %d: %s\n", dev::g_dev.world_rank, msg);
+    // Printed once: by our mpiexec in its banner, else by abort_job.
+    std::snprintf(msg, sizeof msg, "MPI_Abort(%s, %d)",
+                  comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : comm == MPI_COMM_SELF ? "MPI_COMM_SELF" : "comm",
+                  errorcode);
     // Exit statuses are 8 bits; keep a non-zero code non-zero.
     int code = errorcode & 0xff;
     if (code == 0 && errorcode != 0) code = 1;

@@ -40,6 +40,7 @@ int reduce_local(const char* fn, const void* in, void* inout, C count, MPI_Datat
                  MPI_Op op) noexcept {
     const MPI_Comm comm = MPI_COMM_SELF;  // errors not tied to a communicator
     CH4_REQUIRE_INIT_IN(fn);
+    coll::alias_reset();
     const dame::type* t = nullptr;
     COLL_TRY(coll::check_buf(fn, comm, "inbuf", in, count, dt, t));
     COLL_TRY(coll::check_buf(fn, comm, "inoutbuf", inout, count, dt, t));

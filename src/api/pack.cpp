@@ -82,8 +82,9 @@ int pack_size_impl(const char* fn, int64_t incount, MPI_Datatype datatype, MPI_C
     t = api::lookup_type(datatype);
     if (!t) PK_FAIL(MPI_ERR_TYPE, "invalid datatype %p", static_cast<void*>(datatype));
     if (!size) PK_FAIL(MPI_ERR_ARG, "invalid size: must not be NULL");
+    // A size the output cannot hold: MPI_ERR_VALUE_TOO_LARGE (MPI-4.1).
     if (__builtin_mul_overflow(incount, t->size(), &bytes) || (sizeof(N) < 8 && bytes > INT_MAX))
-        PK_FAIL(MPI_ERR_COUNT, "packed size of %lld elements of %lld bytes does not fit%s",
+        PK_FAIL(MPI_ERR_VALUE_TOO_LARGE, "packed size of %lld elements of %lld bytes does not fit%s",
                 static_cast<long long>(incount), static_cast<long long>(t->size()),
                 sizeof(N) < 8 ? " in an int: use MPI_Pack_size_c" : " in 64 bits");
     *size = static_cast<N>(bytes);

@@ -24,7 +24,7 @@ int check(const char* fn, const char* datarep, int64_t count, MPI_Datatype datat
     if (const int code = api::dt::check_moved_type(fn, count, datatype, t)) return api::raise_self(code);
     int64_t one = 0;
     if (dame::ext32_size(**t, &one) != status::ok || __builtin_mul_overflow(count, one, bytes))
-        DT_FAIL(MPI_ERR_COUNT, "the external32 size of %lld elements of this datatype overflows 64 bits",
+        DT_FAIL(MPI_ERR_VALUE_TOO_LARGE, "the external32 size of %lld elements of this datatype overflows 64 bits",
                 static_cast<long long>(count));
     return MPI_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "api/group_handles.hpp"
+#include "api/win_attrs.hpp"
 #include "api/win_common.hpp"
 #include "device/comm.hpp"
 #include "device/comm_create.hpp"
@@ -26,10 +27,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
         case MPI_WIN_DISP_UNIT: v = &w->attr_disp_unit; break;
         case MPI_WIN_CREATE_FLAVOR: v = &w->attr_flavor; break;
         case MPI_WIN_MODEL: v = &w->attr_model; break;
-        default:
-            CH4_FAIL_WIN(win, MPI_ERR_KEYVAL,
-                         "invalid keyval %d: windows have only the predefined attributes "
-                         "(MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR, MODEL)", win_keyval);
+        default:  // a user keyval (win_keyval.cpp)
+            return api::win_user_attr(__func__, win, win_keyval, static_cast<void**>(attribute_val), flag);
     }
     *static_cast<void**>(attribute_val) = v;
     *flag = 1;

@@ -6,6 +6,7 @@
 #include "api/errhandler.hpp"
 #include "api/errors.hpp"
 #include "api/handles.hpp"
+#include "api/win_attrs.hpp"
 #include "api/win_common.hpp"
 #include "device/comm.hpp"
 
@@ -97,12 +98,18 @@ int MPI_Win_free(MPI_Win* win) {
         CH4_FAIL_WIN(*win, MPI_ERR_RMA_SYNC,
                      "%u RMA operations issued since the last fence are pending: "
                      "close the epoch with MPI_Win_fence first", w->ops);
+    // The attributes' delete callbacks (MPI-4.1 §12.2.7). The free is
+    // collective: a failed callback is raised on the window, which is then
+    // freed all the same, and its code returned.
+    const int attr_rc = api::win_attrs_delete_all(*win);
+    if (attr_rc != MPI_SUCCESS) (void)api::raise_win(*win, attr_rc);
+    api::win_attrs_drop(*win);
     const MPI_Errhandler eh = w->errhandler;
     const status s = rma::win_free(w);
     api::errhandler_release(eh);
     *win = MPI_WIN_NULL;
     if (s != status::ok) CH4_FAIL_SELF(api::class_of(s), "synchronizing the window's members failed");
-    return MPI_SUCCESS;
+    return attr_rc;
 }
 
 }  // extern "C"

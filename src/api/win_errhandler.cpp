@@ -47,10 +47,10 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
     if (!api::errhandler_valid(errhandler))
-        CH4_FAIL_WIN(win, MPI_ERR_ARG, "invalid error handler: must be a predefined or created handler");
+        CH4_FAIL_WIN(win, MPI_ERR_ERRHANDLER, "invalid error handler: must be a predefined or created handler");
     api::errhandler_obj* o = api::lookup_errhandler(errhandler);
     if (o && o->k != api::errhandler_obj::kind::win)
-        CH4_FAIL_WIN(win, MPI_ERR_ARG, "error handler was not created for windows");
+        CH4_FAIL_WIN(win, MPI_ERR_ERRHANDLER, "error handler was not created for windows");
     api::errhandler_retain(errhandler);
     api::errhandler_release(w->errhandler);
     w->errhandler = errhandler;

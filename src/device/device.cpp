@@ -67,12 +67,14 @@ void init_locality() {
     // it started here (CH4LITE_HOST_RANKS). They all share its cores.
     g_dev.host_ranks = static_cast<int>(std::clamp<int64_t>(
         util::env_int("CH4LITE_HOST_RANKS", 0), g_dev.local_ranks, int64_t{1} << 30));
-    // CH4LITE_YIELD: 1 always yield when idle, 0 never, unset = when oversubscribed.
+    // CH4LITE_YIELD: 1 always give the core away when idle, 0 never, auto
+    // (default): when oversubscribed or preempted (idle.hpp).
     const char* y = util::env_str("CH4LITE_YIELD", "auto");
     if (std::strcmp(y, "auto") == 0)
         g_dev.oversubscribed = g_dev.host_ranks > g_dev.usable_cores;
     else
         g_dev.oversubscribed = util::env_bool("CH4LITE_YIELD", false);
+    idle_init(g_dev.idle, g_dev.oversubscribed);
 }
 
 void init_protocol_limits() {
@@ -172,7 +174,9 @@ status init(int required, int& provided, std::string& error) {
                   "core(s)%s",
                   g_dev.world_rank, g_dev.world_size, library_version().c_str(),
                   g_dev.local_ranks, g_dev.host_ranks, g_dev.usable_cores,
-                  g_dev.oversubscribed ? ", oversubscribed: idle waits yield" : "");
+                  g_dev.oversubscribed ? ", oversubscribed: idle waits yield"
+                  : g_dev.idle.m == idle_policy::mode::never ? ", idle waits spin (CH4LITE_YIELD=0)"
+                                                             : ", idle waits yield when preempted");
     g_dev.initialized = true;
     g_active = true;
     return status::ok;
@@ -196,6 +200,9 @@ status finalize() {
     if (g_dev.print_stats && g_dev.stats.rma_remapped)
         std::fprintf(stderr, "ch4lite: stats rank %d: Win_create windows remapped %" PRIu64 "\n",
                      g_dev.world_rank, g_dev.stats.rma_remapped);
+    if (g_dev.print_stats && (g_dev.idle.preemptions || g_dev.idle.sleeps))
+        std::fprintf(stderr, "ch4lite: stats rank %d: waits preempted %" PRIu64 ", sleeps %" PRIu64 "\n",
+                     g_dev.world_rank, g_dev.idle.preemptions, g_dev.idle.sleeps);
     if (g_dev.print_stats && dame::stream_moves())
         std::fprintf(stderr, "ch4lite: stats rank %d: datatype moves streamed %" PRId64 "\n",
                      g_dev.world_rank, dame::stream_moves());

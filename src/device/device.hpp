@@ -7,6 +7,7 @@
 
 #include "active_netmod.hpp"
 #include "device/bootstrap.hpp"
+#include "device/idle.hpp"
 #include "shm/shm.hpp"
 #include "util/status.hpp"
 
@@ -22,6 +23,7 @@ struct device_state {
     int host_ranks = 1;       // ranks on my host (>= local_ranks; init_locality)
     int usable_cores = 1;     // cores in my affinity mask (hwloc)
     bool oversubscribed = false;
+    idle_policy idle;         // how waits behave (idle.hpp, CH4LITE_YIELD)
     bool initialized = false;
     bool finalized = false;
     int thread_level = 0;     // MPI_THREAD_* provided

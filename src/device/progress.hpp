@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The progress engine: one poll of every transport (shm, then the netmod),
 // then the queue of operations deferred by back-pressure. Waiting loops spin
-// on it; when this node's ranks outnumber the cores they may use, an idle
-// poll yields the CPU (sched_yield), so oversubscribed jobs stay fast.
+// on it; on a busy host (ranks outnumber the cores, or the wait was
+// preempted) an idle poll yields and then sleeps (idle_step, idle.hpp), so
+// the rank with work gets the core.
 #pragma once
 #include "device/device.hpp"
 #include "device/request.hpp"
@@ -36,8 +37,9 @@ inline int progress_except(uint32_t lo, uint32_t hi) noexcept {
     return n;
 }
 
-// Called after an idle poll inside a waiting loop: yields when
-// oversubscribed, and now and then checks that the launcher is alive.
+// Called after an idle poll inside a waiting loop: spins, or on a busy host
+// yields / sleeps (idle.hpp), and now and then checks that the launcher is
+// alive.
 void idle_step(unsigned& idle) noexcept;
 
 template <class Done>

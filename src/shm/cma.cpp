@@ -3,6 +3,7 @@
 
 #include <sys/prctl.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -56,15 +57,28 @@ status readv(pid_t pid, const nm::iov* dst, int niov, uint64_t src, std::size_t 
     return status::ok;
 }
 
-void allow_peers() noexcept {
+unsigned long tracer_for_scope(int scope) noexcept {
     // Only Yama scope 1 ("restricted") needs a declared tracer; with scope 0
     // same-uid access is already allowed, with 2/3 nothing we do helps.
+    if (scope != 1) return 0;
+    // Not PR_SET_PTRACER_ANY (any process of our uid could attach): the
+    // launcher that started us -- our parent: mpiexec, Hydra's proxy,
+    // slurmstepd, prted -- whose descendants Yama then lets attach, which are
+    // the job's ranks on this node (and the launcher's other children). A
+    // peer that does not descend from it fails the CMA probe and uses the
+    // pipelined copy (docs/shm.md, "Security").
+    const pid_t launcher = ::getppid();
+    return launcher > 1 ? static_cast<unsigned long>(launcher) : 0;
+}
+
+void allow_peers() noexcept {
     FILE* f = std::fopen("/proc/sys/kernel/yama/ptrace_scope", "r");
     if (!f) return;
-    int scope = 0;
-    const bool known = std::fscanf(f, "%d", &scope) == 1;
+    int scope = -1;
+    if (std::fscanf(f, "%d", &scope) != 1) scope = -1;
     std::fclose(f);
-    if (known && scope == 1) (void)::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    if (const unsigned long tracer = tracer_for_scope(scope))
+        (void)::prctl(PR_SET_PTRACER, tracer, 0, 0, 0);
 }
 
 bool probe(pid_t pid, uint64_t addr, uint64_t expect) noexcept {

@@ -27,8 +27,13 @@ status readv(pid_t pid, const nm::iov* dst, int niov, uint64_t src, std::size_t 
 status write(pid_t pid, uint64_t dst, const void* src, std::size_t n) noexcept;
 
 // Lets local peers read our memory when Yama restricts ptrace to
-// descendants (PR_SET_PTRACER_ANY); a no-op elsewhere.
+// descendants: declares our launcher (parent) as tracer, which admits its
+// descendants -- the node's ranks -- and nobody else; a no-op elsewhere.
 void allow_peers() noexcept;
+// The tracer allow_peers() declares under Yama ptrace_scope `scope`: our
+// parent (the launcher) for scope 1, 0 (none) otherwise; never
+// PR_SET_PTRACER_ANY.
+unsigned long tracer_for_scope(int scope) noexcept;
 
 // Reads 8 bytes at `addr` in `pid` and compares them with `expect`.
 bool probe(pid_t pid, uint64_t addr, uint64_t expect) noexcept;

@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: MIT
-// RAII owner of one POSIX shared-memory mapping (STYLE.md #8).
+// RAII owner of one shared-memory mapping (STYLE.md #8).
+//
+// Two backends (docs/shm.md, "Segment"):
+//  - memfd (default): the creator makes an anonymous memfd (no name in
+//    /dev/shm, ever) and publishes a descriptor "memfd:<pid>:<fd>:<dev>:<ino>";
+//    a peer takes the file with pidfd_getfd(2), else reopens
+//    /proc/<pid>/fd/<fd>, and checks it is that inode. So no failure of any
+//    rank, under any launcher, can leave a name behind. The creator keeps
+//    its descriptor until every peer has attached (unlink() closes it).
+//  - named (CH4LITE_SHM_NAMED=1): POSIX shm_open names, for systems where
+//    peers cannot reach each other's descriptors.
 //
 // Security rules (docs/shm.md, "Segment security"):
 //  - create() uses O_CREAT|O_EXCL with mode 0600 and never opens an existing
 //    object: a name somebody else took answers `again`, and the caller
 //    picks a fresh random name (so a pre-created file can neither be
 //    hijacked nor block the job);
-//  - both create() and attach() check with fstat that the object is a
-//    regular file owned by our effective uid with mode exactly 0600 and the
-//    expected size before mapping it;
-//  - the creator unlinks the name as soon as every local rank attached (or
-//    on any failure), so a crash leaves nothing in /dev/shm.
+//  - both backends check with fstat that the object is a regular file owned
+//    by our effective uid with mode exactly 0600 and the expected size
+//    before mapping it (a memfd: also that it is the published inode), and
+//    a memfd is sealed against growing and shrinking;
+//  - the creator unlinks the name (closes the memfd) as soon as every local
+//    rank attached (or on any failure).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -34,17 +45,26 @@ class segment {
     // again: the name exists; io: any other failure (`error` says which).
     static status create(const std::string& name, std::size_t bytes, segment& out,
                          std::string& error);
-    // create() under "/ch4lite-<uid>-<job key>-<tag><16 random hex digits>"
-    // (mpiexec removes ch4lite-<uid>-<job key>-* of a killed job), a fresh
-    // random part for each of up to 16 names that exist already; the name
-    // is out.name().
+    // A memfd of `bytes`, zero-filled, reserved and sealed against size
+    // changes; out.name() is the descriptor peers attach with.
+    static status create_memfd(std::size_t bytes, segment& out, std::string& error);
+    // The default backend's segment: create_memfd(), or with
+    // CH4LITE_SHM_NAMED=1 create() under
+    // "/ch4lite-<uid>-<job key>-<tag><16 random hex digits>" (mpiexec
+    // removes ch4lite-<uid>-<job key>-* of a killed job), a fresh random part
+    // for each of up to 16 names that exist already. out.name() is what
+    // peers attach with.
     static status create_unique(uint64_t job_key, char tag, std::size_t bytes, segment& out,
                                 std::string& error);
-    // Opens and maps an existing object after the ownership/mode/size checks.
+    // Opens and maps a segment another rank created (its name(): a memfd
+    // descriptor or a POSIX name) after the ownership/mode/size checks.
     static status attach(const std::string& name, std::size_t bytes, segment& out,
                          std::string& error);
+    // CH4LITE_SHM_NAMED=1: the named backend.
+    static bool named_backend() noexcept;
 
-    // Removes the name (creator only; idempotent). The mapping stays valid.
+    // Removes the name, or closes the memfd peers take (creator only;
+    // idempotent). The mapping stays valid.
     void unlink() noexcept;
     // Unmaps (and unlinks if still named and ours).
     void reset() noexcept;
@@ -60,6 +80,7 @@ class segment {
     std::string name_;
     bool owner_ = false;
     bool unlinked_ = false;
+    int memfd_ = -1;  // memfd backend: the creator's descriptor until unlink()
 };
 
 }  // namespace ch4lite::shm

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Bringing up the node's segment (docs/shm.md, "Segment"):
 //   1. the lowest world rank of the node (the creator) creates the segment
-//      under a fresh name, initializes the header and publishes
-//      {name, size, geometry, cookie} through the bootstrap; fence;
+//      (a memfd; with CH4LITE_SHM_NAMED=1 under a fresh name), initializes
+//      the header and publishes {descriptor or name, size, geometry, cookie}
+//      through the bootstrap; fence;
 //   2. the others attach (ownership/mode/size/cookie checked), every rank
 //      fills its slot (pid, CMA probe address) and publishes whether it
 //      attached; fence;
-//   3. the creator unlinks the name (everyone attached or gave up), and
+//   3. the creator closes its memfd / unlinks the name (everyone attached
+//      or gave up), and
 //      each rank probes CMA to every local peer.
 // If any local rank failed, the node's ranks all use the netmod instead.
 #include <unistd.h>
@@ -119,6 +121,7 @@ status transport::create_or_attach(dev::bootstrap& bs, const std::vector<int>& l
         g = choose_geometry(n);
         cookie_ = util::random64();
         status s = status::again;
+        if (!segment::named_backend()) s = segment::create_memfd(g.total_bytes(), seg_, why);
         for (int attempt = 0; attempt < 16 && s == status::again; ++attempt) {
             const std::string name = segment_name(bs.job_key(), world_rank_, attempt);
             s = segment::create(name, g.total_bytes(), seg_, why);

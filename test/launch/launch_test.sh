@@ -293,6 +293,22 @@ case_env() {
     check_clean
 }
 
+case_inherited_fds() {  # only 0-2 and PMI_FD reach a rank (docs/mpiexec.md)
+    # Descriptors mpiexec's caller leaves open without FD_CLOEXEC, as a
+    # shell's redirections or a build system's pipes do.
+    exec 7</dev/null 8>"$T/leak" 9>>"$T/leak"
+    run_job 60 "$MPIEXEC" -n 2 "$PROG" fds
+    exec 7<&- 8>&- 9>&-
+    expect_rc 0
+    local line fds pmi
+    [ "$(grep -c '^rank [01] fds=' "$T/out")" = 2 ] || fail "not every rank listed its descriptors"
+    while read -r line; do
+        fds=${line#*fds=}; fds=${fds% pmi_fd=*}; pmi=${line##*pmi_fd=}
+        [ "$fds" = "0 1 2 $pmi" ] || fail "a rank inherited descriptors $fds (PMI_FD $pmi)"
+    done < <(grep '^rank [01] fds=' "$T/out")
+    check_clean
+}
+
 case_bind_core() {
     local all
     all=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //')

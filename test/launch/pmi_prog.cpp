@@ -21,11 +21,13 @@
 //   pmi_prog flood               send endless malformed PMI lines
 // Every rank writes its pid to $LAUNCH_TEST_DIR/pid.<rank> (when set) and,
 // once ready, $LAUNCH_TEST_DIR/ready.<rank>.
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
@@ -101,12 +103,28 @@ void send_garbage(int fd, int lines) {
     }
 }
 
+// The descriptors open at start, "0 1 2 5" (the listing's own left out).
+std::string open_fds() {
+    std::vector<int> fds;
+    if (DIR* d = ::opendir("/proc/self/fd")) {
+        const int self = ::dirfd(d);
+        while (dirent* e = ::readdir(d))
+            if (e->d_name[0] != '.' && std::atoi(e->d_name) != self) fds.push_back(std::atoi(e->d_name));
+        ::closedir(d);
+    }
+    std::sort(fds.begin(), fds.end());
+    std::string s;
+    for (int fd : fds) s += (s.empty() ? "" : " ") + std::to_string(fd);
+    return s;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     if (argc < 2) die("usage: pmi_prog MODE [args]");
     const std::string mode = argv[1];
     auto arg = [&](int i) { return i < argc ? std::atoi(argv[i]) : 0; };
+    const std::string fds_at_start = mode == "fds" ? open_fds() : std::string();
     if (mode == "sigint") std::signal(SIGINT, on_sigint);
     if (mode == "watch") ::prctl(PR_SET_PDEATHSIG, 0);
     const char* pr = std::getenv("PMI_RANK");
@@ -179,6 +197,9 @@ int main(int argc, char** argv) {
             std::printf("%s=%s\n", argv[i], std::getenv(argv[i]) ? std::getenv(argv[i]) : "(unset)");
         char cwd[4096];
         std::printf("cwd=%s\n", ::getcwd(cwd, sizeof cwd) ? cwd : "?");
+    } else if (mode == "fds") {
+        const char* pmi = std::getenv("PMI_FD");
+        std::printf("rank %d fds=%s pmi_fd=%s\n", me, fds_at_start.c_str(), pmi ? pmi : "-");
     } else if (mode == "affinity") {
         cpu_set_t s;
         if (sched_getaffinity(0, sizeof s, &s) != 0) die("sched_getaffinity");

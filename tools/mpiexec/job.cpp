@@ -140,6 +140,7 @@ bool job::setup() {
     server_ = std::make_unique<pmi_server>(std::move(cfg));
     ranks_.resize(static_cast<std::size_t>(opt_.np));
     start_ms_ = now_ms();
+    oom_kills_at_start_ = job_oom_kills();
     if (opt_.maxtime > 0) maxtime_deadline_ = start_ms_ + int64_t{opt_.maxtime} * 1000;
     return true;
 }
@@ -337,12 +338,13 @@ void job::check_pmi_events() {
             p.abort_reported = true;
             if (!killing_) abort_code_ = c.abort_code;
             fail("rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) +
-                 ") called abort with exit code " + std::to_string(c.abort_code) +
-                 (c.abort_message.empty() ? std::string() : ": " + c.abort_message));
+                     ") called abort with exit code " + std::to_string(c.abort_code) +
+                     (c.abort_message.empty() ? std::string() : ": " + c.abort_message),
+                 false, &p);
         }
         if (c.broken && !p.broken_reported) {
             p.broken_reported = true;
-            fail("rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ") " + c.why);
+            fail("rank " + std::to_string(p.rank) + " (pid " + std::to_string(p.pid) + ") " + c.why, false, &p);
         }
     }
 }

@@ -26,6 +26,9 @@ inline constexpr int exit_launcher_error = 125;
 inline constexpr int exit_job_failed = 1;  // a rank broke the job but exited 0
 inline constexpr int grace_ms = 2000;       // SIGTERM → SIGKILL
 
+// The oom_kill count of mpiexec's cgroup (memory.events), -1 if unknown.
+long job_oom_kills();
+
 struct rank_proc {
     int rank = 0;
     pid_t pid = -1;
@@ -68,7 +71,12 @@ class job {
     void rank_ended(rank_proc& p, int how, int status);
     // Records a reason for ending the job; the first one gets the banner
     // and starts the kill (SIGTERM, SIGKILL after the grace period).
-    void fail(const std::string& what, bool quiet = false);
+    // `culprit`: the rank that broke the job, if one did (it is not counted
+    // among the ranks mpiexec ends).
+    void fail(const std::string& what, bool quiet = false, const rank_proc* culprit = nullptr);
+    // ", killed by the kernel's out-of-memory killer" when our cgroup's
+    // oom_kill count rose since the job started (memory.events), else "".
+    std::string oom_note() const;
     void kill_all(int sig);
     void on_deadlines();
     void finish();
@@ -92,6 +100,7 @@ class job {
     int64_t maxtime_deadline_ = -1;  // monotonic ms, -1: none
     int64_t kill_deadline_ = -1;     // SIGKILL after the grace period
     int aborts_seen_ = 0;
+    long oom_kills_at_start_ = -1;  // memory.events oom_kill, -1: unknown
     // How the job is ending, first cause wins.
     bool killing_ = false;
     bool timed_out_ = false;

@@ -38,7 +38,44 @@ std::string signal_text(int sig) {
            (desc ? ": " + std::string(desc) : "") + ")";
 }
 
+// The oom_kill count of our memory cgroup, or -1 when unknown: cgroup v2
+// memory.events, or v1 memory.oom_control. Both count the ranks, which stay
+// in mpiexec's cgroup (v2's count is hierarchical).
+long cgroup_oom_kills() {
+    char line[4096];
+    std::string file;
+    if (FILE* f = std::fopen("/proc/self/cgroup", "r")) {
+        while (std::fgets(line, sizeof line, f)) {
+            std::string path(line);
+            while (!path.empty() && (path.back() == '\n' || path.back() == '/')) path.pop_back();
+            if (path.compare(0, 3, "0::") == 0 && file.empty())
+                file = "/sys/fs/cgroup" + path.substr(3) + "/memory.events";
+            else if (const std::size_t m = path.find(":memory:"); m != std::string::npos)
+                file = "/sys/fs/cgroup/memory" + path.substr(m + 8) + "/memory.oom_control";
+        }
+        std::fclose(f);
+    }
+    FILE* f = file.empty() ? nullptr : std::fopen(file.c_str(), "r");
+    if (!f) return -1;
+    long n = -1;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "oom_kill %ld", &n) == 1) break;
+    std::fclose(f);
+    return n;
+}
+
 }  // namespace
+
+long job_oom_kills() { return cgroup_oom_kills(); }
+
+std::string job::oom_note() const {
+    if (oom_kills_at_start_ < 0) return {};
+    const long now = cgroup_oom_kills();
+    if (now <= oom_kills_at_start_) return {};
+    return ": out of memory, by the look of it (the kernel's OOM killer ran during the job: its oom_kill count in "
+           "mpiexec's memory cgroup went from " + std::to_string(oom_kills_at_start_) + " to " +
+           std::to_string(now) + ")";
+}
 
 bool job::running_others(const rank_proc& self) const {
     return std::any_of(ranks_.begin(), ranks_.end(), [&](const rank_proc& p) {
@@ -69,35 +106,41 @@ void job::rank_ended(rank_proc& p, int how, int status) {
         return;
     }
     if (p.signal == SIGINT && interrupts_ > 0) {
-        fail(who(p) + " ended by the forwarded SIGINT", true);
+        fail(who(p) + " ended by the forwarded SIGINT", true, &p);
     } else if (p.signal) {
-        fail(who(p) + " killed by " + signal_text(p.signal) + (p.core ? ", core dumped" : ""));
+        fail(who(p) + " killed by " + signal_text(p.signal) + (p.core ? ", core dumped" : "") +
+             (p.signal == SIGKILL ? oom_note() : std::string()), false, &p);
     } else if (p.code != 0) {
-        fail(who(p) + " exited with status " + std::to_string(p.code));
+        fail(who(p) + " exited with status " + std::to_string(p.code), false, &p);
     } else if (c.initialized && !c.finalized) {
         if (running_others(p))
-            fail(who(p) + " exited without calling PMI finalize (MPI_Finalize) while other ranks run");
+            fail(who(p) + " exited without calling PMI finalize (MPI_Finalize) while other ranks run",
+                 false, &p);
         else
             std::fprintf(stderr, "mpiexec: warning: %s exited without calling PMI finalize\n",
                          who(p).c_str());
     }
 }
 
-void job::fail(const std::string& what, bool quiet) {
+void job::fail(const std::string& what, bool quiet, const rank_proc* culprit) {
     failed_ = true;
     if (killing_) {
         if (!quiet) std::fprintf(stderr, "mpiexec: also: %s\n", what.c_str());
         return;
     }
     killing_ = true;
-    const int alive = static_cast<int>(std::count_if(ranks_.begin(), ranks_.end(),
-        [](const rank_proc& p) { return p.pid > 0 && !p.exited; }));
+    // The ranks still running, without the one that broke the job (which
+    // may not have exited yet: it sends its abort, then exits).
+    const int alive = static_cast<int>(std::count_if(ranks_.begin(), ranks_.end(), [&](const rank_proc& p) {
+        return p.pid > 0 && !p.exited && &p != culprit;
+    }));
     if (!quiet) {
-        char kill_line[128] = "";
+        char kill_line[160] = "";
         if (alive > 0)
             std::snprintf(kill_line, sizeof kill_line,
-                          "mpiexec: killing the %d other rank(s): SIGTERM, SIGKILL after %d s\n",
-                          alive, grace_ms / 1000);
+                          "mpiexec: ending %s %d rank%s still running: SIGTERM, SIGKILL after %d s\n",
+                          culprit ? "the other" : alive == opt_.np ? "all" : "the", alive,
+                          alive == 1 ? "" : "s", grace_ms / 1000);
         std::fprintf(stderr,
                      "mpiexec: ==================================================================\n"
                      "mpiexec: JOB FAILED: %s\n%s"

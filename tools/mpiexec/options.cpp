@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "options.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +48,9 @@ const char* usage_text() {
            "  -bind-to none|core   bind each rank to one core, round-robin (hwloc)\n"
            "  -ppn N               publish a process mapping of N ranks per node\n"
            "                       (testing aid: all ranks still run here)\n"
+           "  -initial-errhandler H  the ranks' initial error handler (MPI-4):\n"
+           "                       mpi_errors_are_fatal (default), mpi_errors_abort\n"
+           "                       or mpi_errors_return\n"
            "  --oversubscribe      accepted; has no effect\n"
            "  -v, --verbose        log what mpiexec does; sets CH4LITE_VERBOSE=1\n"
            "  -h, --help           this text\n"
@@ -130,6 +134,18 @@ parse_result parse_options(int argc, char** argv, options& opt, std::string& err
                 error = std::string("bad -ppn '") + argv[i] + "': must be a positive integer";
                 return parse_result::error;
             }
+        } else if (a == "-initial-errhandler") {
+            // MPI-4.1 §11.8.4 (mpi_initial_errhandler): the ranks' initial
+            // error handler, passed as CH4LITE_INITIAL_ERRHANDLER.
+            if (!need(1, a)) return parse_result::error;
+            std::string v(argv[++i]);
+            for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+            if (v != "mpi_errors_are_fatal" && v != "mpi_errors_abort" && v != "mpi_errors_return") {
+                error = "bad -initial-errhandler '" + std::string(argv[i]) +
+                        "': must be mpi_errors_are_fatal, mpi_errors_abort or mpi_errors_return";
+                return parse_result::error;
+            }
+            opt.env.emplace_back("CH4LITE_INITIAL_ERRHANDLER", v);
         } else if (a == "-v" || a == "-verbose") {
             opt.verbose = true;
         } else {

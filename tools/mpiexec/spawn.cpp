@@ -8,7 +8,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <string_view>
+#include <vector>
+#include <dirent.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +30,33 @@ void child_say(const char* what, const char* arg, int err) noexcept {
     }
 }
 
+// Closes every descriptor >= lo except `keep`: close_range(2) (Linux 5.9),
+// else each open one listed in /proc/self/fd, else every number up to the
+// descriptor limit.
+void close_from(int lo, int keep) noexcept {
+    auto range = [](unsigned a, unsigned b) {
+        if (a > b) return true;
+        return ::syscall(SYS_close_range, a, b, 0u) == 0;
+    };
+    if (range(static_cast<unsigned>(lo), static_cast<unsigned>(keep) - 1) &&
+        range(static_cast<unsigned>(keep) + 1, ~0u))
+        return;
+    if (DIR* d = ::opendir("/proc/self/fd")) {
+        const int self = ::dirfd(d);
+        std::vector<int> fds;  // (after fork of a single-threaded mpiexec: malloc is safe)
+        while (dirent* e = ::readdir(d)) {
+            const int fd = std::atoi(e->d_name);
+            if (e->d_name[0] != '.' && fd >= lo && fd != keep && fd != self) fds.push_back(fd);
+        }
+        ::closedir(d);
+        for (int fd : fds) ::close(fd);
+        return;
+    }
+    const long max = ::sysconf(_SC_OPEN_MAX);
+    for (long fd = lo; fd < (max > 0 ? max : 1024); ++fd)
+        if (fd != keep) ::close(static_cast<int>(fd));
+}
+
 [[noreturn]] void child_main(const rank_spec& s, pid_t parent) noexcept {
     ::setpgid(0, 0);
     // Die with mpiexec; if it is already gone, the signal will never come.
@@ -43,6 +73,10 @@ void child_say(const char* what, const char* arg, int err) noexcept {
     if (s.stderr_fd >= 0 && ::dup2(s.stderr_fd, 2) < 0) ::_exit(125);
     const int fl = ::fcntl(s.pmi_fd, F_GETFD);  // the one descriptor the rank inherits
     if (fl < 0 || ::fcntl(s.pmi_fd, F_SETFD, fl & ~FD_CLOEXEC) < 0) ::_exit(125);
+    // Besides 0-2, nothing else: descriptors mpiexec's caller left open
+    // without FD_CLOEXEC (a shell's redirections, a build system's pipes)
+    // are closed (docs/mpiexec.md). s.pmi_fd > 2 (main.cpp keeps 0-2 open).
+    close_from(3, s.pmi_fd);
     if (s.cpus && ::sched_setaffinity(0, sizeof *s.cpus, s.cpus) != 0)
         child_say("warning: cannot bind", "to its core", errno);
     if (s.wdir && ::chdir(s.wdir) != 0) {

@@ -59,6 +59,13 @@ static void mt_init(int* argc, char*** argv) {
     mt_check_path();
 }
 
+/* True under `make check-full` (CH4LITE_TEST_FULL=1): soak and large tests
+ * run their long form then, a short one in `make check` (docs/testing.md). */
+static int mt_full(void) {
+    const char* v = getenv("CH4LITE_TEST_FULL");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
 /* Deterministic fill so receivers can verify every byte. */
 static unsigned char mt_byte(long long i, int seed) {
     return (unsigned char)((i * 131 + seed * 7 + (i >> 8)) & 0xff);

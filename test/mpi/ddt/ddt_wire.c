@@ -8,7 +8,9 @@
  *   2. typed -> MPI_BYTE: the stream equals the application's hand pack
  *      loop; then MPI_BYTE -> typed back, checked with the hand loop.
  * Layout sizes run from 480 bytes to 38 MB: eager, rendezvous, single copy,
- * the native path's packed sends and RTS. */
+ * the native path's packed sends and RTS. make check leaves out the layouts
+ * above 5 MB (FFT2 at 1024 and 1536: 54 of the 84 MB; the 4.7 MB ones still
+ * take the RTS); make check-full (mt_full) sends them all. */
 #include "../../../bench/dame/ddt_layouts.h"
 #include "mpitest.h"
 
@@ -29,8 +31,11 @@ int main(int argc, char** argv) {
     const int sender = (rank & 1) == 0;
     ddt L, R, F;
     int n = 0;
+    const int full = mt_full();
+    int skipped = 0;
     for (int i = 0; ddt_make(i, &L); ++i, ++n) {
-        if (!active) {
+        skipped += !full && L.bytes > 5000000;
+        if (!active || (!full && L.bytes > 5000000)) {
             ddt_free(&L);
             continue;
         }
@@ -92,7 +97,7 @@ int main(int argc, char** argv) {
     }
     CHECK(n == 82, "layout count %d", n);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    if (rank == 0) printf("ddt_wire: OK (%d layouts, both directions)\n", n);
+    if (rank == 0) printf("ddt_wire: OK (%d layouts, %d above 5 MB left out, both directions)\n", n, skipped);
     MPI_Finalize();
     return 0;
 }

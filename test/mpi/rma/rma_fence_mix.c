@@ -170,7 +170,8 @@ int main(int argc, char** argv) {
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    const int epochs = argc > 1 ? atoi(argv[1]) : 2000;
+    /* make check: 400 epochs; make check-full (CH4LITE_TEST_FULL): 2000 */
+    const int epochs = argc > 1 ? atoi(argv[1]) : mt_full() ? 2000 : 400;
     run(0, epochs);
     run(1, epochs);
     if (rank == 0) printf("rma_fence_mix: OK\n");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -150,4 +151,65 @@ TEST(ShmSegment, AttacherNeverUnlinks) {
     }
     EXPECT_TRUE(exists(name));
     EXPECT_TRUE(a.linked());
+}
+
+// The memfd backend (the default): no name anywhere; a peer takes the
+// creator's descriptor and checks it is the published inode.
+namespace {
+int count_dev_shm_ours() {
+    int n = 0;
+    const std::string prefix = "ch4lite-" + std::to_string(::getuid()) + "-";
+    if (DIR* d = ::opendir("/dev/shm")) {
+        while (dirent* e = ::readdir(d)) n += std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0;
+        ::closedir(d);
+    }
+    return n;
+}
+}  // namespace
+
+TEST(ShmSegmentMemfd, NoNameSharedMemorySealedAndChecked) {
+    std::string err;
+    segment a, b;
+    ASSERT_EQ(segment::create_memfd(65536, a, err), status::ok) << err;
+    EXPECT_EQ(a.name().compare(0, 6, "memfd:"), 0) << a.name();
+    ASSERT_EQ(segment::attach(a.name(), 65536, b, err), status::ok) << err;
+    std::memcpy(a.base() + 100, "hello", 6);
+    EXPECT_STREQ(reinterpret_cast<const char*>(b.base() + 100), "hello");
+    EXPECT_EQ(b.base()[5000], std::byte{0});
+    // A wrong size, a garbled or forged descriptor: refused.
+    segment c;
+    EXPECT_EQ(segment::attach(a.name(), 4096, c, err), status::io);
+    EXPECT_EQ(segment::attach("memfd:1:2:3", 65536, c, err), status::io);
+    std::string forged = a.name();
+    forged.back() = forged.back() == '0' ? '1' : '0';  // another inode number
+    EXPECT_EQ(segment::attach(forged, 65536, c, err), status::io);
+    // Closed by the creator: nobody can take it any more, the mappings stay.
+    const std::string name = a.name();
+    a.unlink();
+    EXPECT_EQ(segment::attach(name, 65536, c, err), status::io);
+    std::memcpy(b.base() + 200, "still", 6);
+    EXPECT_STREQ(reinterpret_cast<const char*>(a.base() + 200), "still");
+}
+
+TEST(ShmSegmentMemfd, SealedAgainstResizeAndMode0600) {
+    std::string err;
+    segment a;
+    ASSERT_EQ(segment::create_memfd(8192, a, err), status::ok) << err;
+    long pid = 0;
+    int fd = -1;
+    ASSERT_EQ(std::sscanf(a.name().c_str(), "memfd:%ld:%d:", &pid, &fd), 2);
+    struct stat st {};
+    ASSERT_EQ(::fstat(fd, &st), 0);
+    EXPECT_EQ(st.st_mode & 07777, 0600u);
+    EXPECT_EQ(st.st_size, 8192);
+    EXPECT_NE(::ftruncate(fd, 4096), 0);   // F_SEAL_SHRINK
+    EXPECT_NE(::ftruncate(fd, 16384), 0);  // F_SEAL_GROW
+}
+
+TEST(ShmSegmentMemfd, CreateUniqueLeavesNothingInDevShm) {
+    const int before = count_dev_shm_ours();
+    std::string err;
+    segment a;
+    ASSERT_EQ(segment::create_unique(0x1234, 'x', 8192, a, err), status::ok) << err;
+    EXPECT_EQ(count_dev_shm_ours(), before);
 }

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// How a rank waits when a poll finds nothing (docs/architecture.md,
+// "Waiting"): spin while the host has a core for us, give the core away
+// when it does not.
+//
+// A waiting rank that spins keeps its core: on a host with spare cores that
+// is the fastest way to see the next message (~0.1 us). When other work
+// competes for the cores -- more ranks than cores, other programs, a second
+// job -- the rank it waits for may be the one that cannot run, and the
+// spinner holds the core it needs (a 64 B ping-pong took 49 us spinning
+// against 8 us yielding under outside load). So with CH4LITE_YIELD=auto a
+// rank decides from what it sees:
+//   - busy: the host's ranks outnumber the usable cores (init), or the wait
+//     loop was preempted recently: two clock readings a few polls apart
+//     that lie more than CH4LITE_YIELD_GAP apart mean the kernel ran
+//     something else meanwhile; the host counts as busy for
+//     CH4LITE_YIELD_HOLD after each such gap;
+//   - not busy: spin (with `pause` after the first polls), as before.
+// A busy wait spins for CH4LITE_YIELD_SPIN first (a message on its way
+// arrives within microseconds), then yields the core after every poll, and
+// after CH4LITE_YIELD_SLEEP of waiting sleeps in growing steps (up to
+// 256 us), which frees the core entirely for the rank that has work.
+// CH4LITE_YIELD=1: always busy; 0: always spin.
+#pragma once
+#include <cstdint>
+
+namespace ch4lite::dev {
+
+struct idle_policy {
+    enum class mode : uint8_t { adaptive, always, never };
+    mode m = mode::adaptive;
+    bool oversubscribed = false;  // host_ranks > usable_cores (auto) or YIELD=1
+    int64_t gap_ns = 200'000;     // a longer gap between two readings: preempted
+    int64_t hold_ns = 100'000'000;
+    int64_t spin_ns = 10'000;     // busy: spin this long before yielding
+    int64_t sleep_after_ns = 50'000;  // busy: yield this long before sleeping
+    uint32_t sleep_max_ns = 64'000;   // busy: longest sleep step
+    // State of the current streak of idle polls and of the host.
+    int64_t busy_until = 0;       // CLOCK_MONOTONIC ns
+    int64_t streak_start = 0;
+    int64_t last = 0;
+    uint32_t sleep_ns = 0;
+    bool giving = false;          // this streak yields or sleeps
+    uint64_t preemptions = 0;     // gaps seen (CH4LITE_STATS)
+    uint64_t sleeps = 0;
+};
+
+// Reads CH4LITE_YIELD* (device init); `oversubscribed` from the locality.
+void idle_init(idle_policy& p, bool oversubscribed) noexcept;
+
+}  // namespace ch4lite::dev
