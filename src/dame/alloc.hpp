@@ -150,6 +150,32 @@ struct pool_allocator {
 template <class T>
 using pool_vec = std::vector<T, pool_allocator<T>>;
 
+// A stack for the walks that replace recursion: the first N entries in
+// place (a walk of a type nested a few levels deep allocates nothing), the
+// rest in a pool_vec (push may then throw std::bad_alloc). T trivially
+// copyable.
+template <class T, std::size_t N>
+class small_stack {
+  public:
+    bool empty() const noexcept { return n_ == 0; }
+    std::size_t size() const noexcept { return n_; }
+    void push(const T& x) {
+        if (n_ < N) in_[n_] = x;
+        else more_.push_back(x);
+        ++n_;
+    }
+    T& top() noexcept { return n_ <= N ? in_[n_ - 1] : more_.back(); }
+    void pop() noexcept {
+        if (n_ > N) more_.pop_back();
+        --n_;
+    }
+
+  private:
+    T in_[N];
+    pool_vec<T> more_;
+    std::size_t n_ = 0;
+};
+
 // dst becomes src[0..n) (T trivially copyable), at memcpy speed.
 template <class T>
 void copy_into(pool_vec<T>& dst, const T* src, std::size_t n) {

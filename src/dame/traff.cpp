@@ -120,8 +120,8 @@ void divisors(int64_t c, int cap, std::vector<int64_t>& out) {
 }
 
 double node_cost(bool is_vec, double count, double reached, const cost_model& m) {
-    if (is_vec) return reached * (m.k_node + m.vec_iter * count);
-    return reached * (m.k_node + m.idx_iter * count) + m.idx_storage * count;
+    if (is_vec) return reached * (m.vec_visit + m.vec_iter * count) + m.vec_store;
+    return reached * (m.idx_visit + m.idx_iter * count) + (m.idx_store + m.idx_store_disp * count);
 }
 
 }  // namespace
@@ -210,19 +210,26 @@ path optimal_path(const path& p, const cost_model& m) {
 
 namespace {
 
+bool is_chain_node(const ir& n) { return n.k == ir_kind::vec || n.k == ir_kind::blkidx; }
+
+// The slot below the chain of vec/blkidx nodes that starts at n.
+ir_ptr& below_chain(ir_ptr& n) {
+    ir* last = n.get();
+    while (is_chain_node(*last->kid())) last = last->kid();
+    return last->kids[0];
+}
+
+// Rebuilds the chain of vec/blkidx nodes starting at n over the same node
+// below it (which it neither reads nor changes); true if n changed.
 bool optimize_chain(ir_ptr& n) {
-    // The chain of vec/blkidx nodes starting at n; the DP runs below its end.
-    ir* last = nullptr;
     bool has_idx = false;
     size_t len = 0;
-    for (ir* cur = n.get(); cur->k == ir_kind::vec || cur->k == ir_kind::blkidx; cur = cur->kid())
-        last = cur, has_idx |= cur->k == ir_kind::blkidx, ++len;
-    ir_ptr& bottom = last->kids[0];
-    bool changed = traff_optimize(bottom);
+    for (ir* cur = n.get(); is_chain_node(*cur); cur = cur->kid()) has_idx |= cur->k == ir_kind::blkidx, ++len;
+    ir_ptr& bottom = below_chain(n);
     // Vector-only chains stay vectors: the vec2 kernels run them without a
     // call per row, and skipping the DP there keeps commit of regular types
     // cheap. The rule depends only on the expanded path, so it is canonical.
-    if (!has_idx) return changed;
+    if (!has_idx) return false;
     path old, expanded;
     for (ir* c = n.get(); c != bottom.get(); c = c->kid()) {
         if (c->k == ir_kind::vec) {
@@ -234,7 +241,7 @@ bool optimize_chain(ir_ptr& n) {
             // itself (no strided run, no repeated pattern): nothing can
             // change, so skip the copies and the DP (commit cost per block).
             if (len == 1 && tp.size() == 1 && !tp[0].is_vec && tp[0].disps == c->disps)
-                return changed;
+                return false;
             old.push_back({false, c->count, 0, c->disps});
             expanded.insert(expanded.end(), std::make_move_iterator(tp.begin()),
                             std::make_move_iterator(tp.end()));
@@ -271,11 +278,11 @@ bool optimize_chain(ir_ptr& n) {
                 for (int64_t d : x.disps) far = std::max<__int128>(far, d < 0 ? -static_cast<__int128>(d) : d);
                 reach += far;
             }
-            if (reach > std::numeric_limits<int64_t>::max()) return changed;
+            if (reach > std::numeric_limits<int64_t>::max()) return false;
         }
     }
     path best = all_vec ? expanded : optimal_path(expanded);
-    if (best == old) return changed;
+    if (best == old) return false;
     ir_ptr kid = std::move(bottom);
     for (size_t i = best.size(); i-- > 0;) {
         const piece& x = best[i];
@@ -297,10 +304,22 @@ bool optimize_chain(ir_ptr& n) {
 
 }  // namespace
 
-bool traff_optimize(ir_ptr& n) {
-    if (n->k == ir_kind::vec || n->k == ir_kind::blkidx) return optimize_chain(n);
+bool traff_optimize(ir_ptr& root) {
+    // Every maximal chain, top-down on a stack of its own (no recursion).
+    // A chain's rebuild reads only its own nodes, so the order of chains
+    // does not matter; the node below a rebuilt chain is the same one.
     bool changed = false;
-    for (ir_ptr& k : n->kids) changed |= traff_optimize(k);
+    pool_vec<ir_ptr*> todo{&root};
+    while (!todo.empty()) {
+        ir_ptr& n = *todo.back();
+        todo.pop_back();
+        if (is_chain_node(*n)) {
+            changed |= optimize_chain(n);
+            todo.push_back(&below_chain(n));
+        } else {
+            for (ir_ptr& k : n->kids) todo.push_back(&k);
+        }
+    }
     return changed;
 }
 
