@@ -74,10 +74,13 @@ double between(const path& p, cut a, cut b, std::vector<part>& out) {
     return count;
 }
 
+// Whether a group's parts form one vector: all vectors, each stride one
+// span of the part below. (A group of one index part is an index node: it
+// had been costed as a vector, which made every index piece look cheap.)
 bool mergeable(const std::vector<part>& parts) {
-    for (size_t i = 0; i + 1 < parts.size(); ++i)
-        if (!parts[i].is_vec || !parts[i + 1].is_vec ||
-            !lines_up(parts[i].stride, parts[i + 1].count, parts[i + 1].stride))
+    for (size_t i = 0; i < parts.size(); ++i)
+        if (!parts[i].is_vec ||
+            (i + 1 < parts.size() && !lines_up(parts[i].stride, parts[i + 1].count, parts[i + 1].stride)))
             return false;
     return true;
 }
