@@ -61,7 +61,11 @@ int64_t ir::compute_size() const noexcept {
 }
 
 ir::~ir() {
-    if (kids.empty()) return;
+    // Children without children of their own (most nodes' only child is a
+    // leaf) go with the kid list, one level: no walk.
+    bool shallow = true;
+    for (const ir_ptr& c : kids) shallow = shallow && (!c || c->kids.empty());
+    if (shallow) return;
     // Children with children of their own go on a list linked through
     // `link` and are deleted once their own children are on it: each delete
     // below meets an empty kid list.
@@ -120,21 +124,21 @@ ir_ptr copy_node(const ir& n) {
 
 ir_ptr clone(const ir& n) {
     ir_ptr root = copy_node(n);
-    pool_vec<std::pair<const ir*, ir*>> todo;  // copied nodes whose children are not yet
-    if (!n.kids.empty()) todo.emplace_back(&n, root.get());
+    small_stack<std::pair<const ir*, ir*>, 16> todo;  // copied nodes whose children are not yet
+    if (!n.kids.empty()) todo.push({&n, root.get()});
     while (!todo.empty()) {
-        const auto [from, to] = todo.back();
-        todo.pop_back();
+        const auto [from, to] = todo.top();
+        todo.pop();
         for (const ir_ptr& k : from->kids) {
             to->kids.push_back(copy_node(*k));
-            if (!k->kids.empty()) todo.emplace_back(k.get(), to->kids.back().get());
+            if (!k->kids.empty()) todo.push({k.get(), to->kids.back().get()});
         }
     }
     return root;
 }
 
 bool same(const ir& a, const ir& b) {
-    pool_vec<std::pair<const ir*, const ir*>> todo;  // only struct nodes push
+    small_stack<std::pair<const ir*, const ir*>, 16> todo;  // only struct nodes push
     const ir* x = &a;
     const ir* y = &b;
     for (;;) {
@@ -146,10 +150,10 @@ bool same(const ir& a, const ir& b) {
             x = x->kid(), y = y->kid();
             continue;
         }
-        for (size_t i = 0; i < x->kids.size(); ++i) todo.emplace_back(x->kids[i].get(), y->kids[i].get());
+        for (size_t i = 0; i < x->kids.size(); ++i) todo.push({x->kids[i].get(), y->kids[i].get()});
         if (todo.empty()) return true;
-        x = todo.back().first, y = todo.back().second;
-        todo.pop_back();
+        x = todo.top().first, y = todo.top().second;
+        todo.pop();
     }
 }
 
@@ -210,35 +214,37 @@ void open_text(std::string& s, const ir& n) {
 
 std::string to_text(const ir& n) {
     std::string s;
-    pool_vec<std::pair<const ir*, size_t>> st;  // a node and its next child
+    small_stack<std::pair<const ir*, size_t>, 16> st;  // a node and its next child
     open_text(s, n);
-    if (!n.is_leaf()) st.emplace_back(&n, 0);
+    if (!n.is_leaf()) st.push({&n, 0});
     while (!st.empty()) {
-        auto& [node, next] = st.back();
+        auto& [node, next] = st.top();
         if (next == node->kids.size()) {
             s += ')';
-            st.pop_back();
+            st.pop();
             continue;
         }
         const ir& c = *node->kids[next++];
         if (node->k == ir_kind::strct) s += ',';
         open_text(s, c);
-        if (!c.is_leaf()) st.emplace_back(&c, 0);
+        if (!c.is_leaf()) st.push({&c, 0});
     }
     return s;
 }
 
 int64_t depth_of(const ir& n) {
     int64_t deepest = 0;
-    pool_vec<std::pair<const ir*, int64_t>> st;
-    st.emplace_back(&n, 1);
-    while (!st.empty()) {
-        const auto [node, d] = st.back();
-        st.pop_back();
+    small_stack<std::pair<const ir*, int64_t>, 16> st;  // only struct nodes push
+    const ir* x = &n;
+    int64_t d = 1;
+    for (;;) {
+        while (x->kids.size() == 1) x = x->kid(), ++d;  // a chain: no stack
         deepest = std::max(deepest, d);
-        for (const ir_ptr& k : node->kids) st.emplace_back(k.get(), d + 1);
+        for (const ir_ptr& k : x->kids) st.push({k.get(), d + 1});
+        if (st.empty()) return deepest;
+        x = st.top().first, d = st.top().second;
+        st.pop();
     }
-    return deepest;
 }
 
 namespace {
@@ -257,11 +263,12 @@ ir_ptr lower_predef(const type& t) {
     return n;
 }
 
-// A type whose IR waits for a child's: the struct built so far (hstruct)
-// and the field being lowered.
+// A type whose IR waits for a child's: the struct built so far (hstruct;
+// owned here: lower() deletes it if an allocation throws) and the field
+// being lowered. Trivial, so that the stack costs nothing to keep.
 struct pending {
     const type* t;
-    ir_ptr node;
+    ir* node;
     size_t field;
 };
 
@@ -278,102 +285,111 @@ ir_ptr field_node(const type& t, size_t i, ir_ptr lowered) {
 }  // namespace
 
 ir_ptr lower(const type& root) {
-    pool_vec<pending> st;
-    ir_ptr done;
-    const type* t = &root;
-    for (;;) {
-        // Down: through resized wrappers, to a type whose IR needs no child
-        // (done) or to the child it needs first (pushed).
-        while (t->size() != 0 && t->shp() == shape::resized) t = t->kids()[0];
-        // An empty type lowers to nothing: its children may be huge types
-        // repeated zero times, whose products were never checked.
-        if (t->size() == 0) {
-            done = make_leaf(0);
-        } else if (t->shp() == shape::predef) {
-            done = lower_predef(*t);
-        } else {
-            pending p{t, nullptr, 0};
-            if (t->shp() == shape::hstruct) {
-                p.node = std::make_unique<ir>();
-                p.node->k = ir_kind::strct;
-                p.node->count = t->count();
-                copy_into(p.node->disps, t->disps().data(), t->disps().size());
-                p.node->kids.reserve(t->kids().size());
-                // Leading empty fields need no child.
-                while (p.field < t->kids().size() && t->blens()[p.field] == 0) {
-                    p.node->kids.push_back(make_leaf(0));
-                    ++p.field;
-                }
-                // t->size() != 0: some field is not empty.
-            }
-            const type* next = t->kids()[p.field];
-            st.push_back(std::move(p));
-            t = next;
-            continue;
-        }
-        // Up: hand `done` to the types waiting for it.
-        while (!st.empty()) {
-            pending& p = st.back();
-            const type& u = *p.t;
-            const type& k = *u.kids()[p.field];
-            if (u.shp() == shape::hvector) {
-                ir_ptr block = vec_node(u.blocklen(), k.extent(), std::move(done));
-                block->size_ = u.blocklen() * k.size();
-                done = vec_node(u.count(), u.stride(), std::move(block));
-            } else if (u.shp() == shape::hblock) {
-                ir_ptr c = vec_node(u.blocklen(), k.extent(), std::move(done));
-                if (u.count() == 1) {  // the count-1 rule (a subarray's placement)
-                    c->disp += u.disps()[0];
-                    done = std::move(c);
-                } else {
-                    auto n = std::make_unique<ir>();
-                    n->k = ir_kind::blkidx;
-                    n->count = u.count();
-                    copy_into(n->disps, u.disps().data(), u.disps().size());
-                    c->size_ = u.blocklen() * k.size();
-                    n->kids.push_back(std::move(c));
-                    hoist(*n);
-                    done = std::move(n);
-                }
-            } else if (u.shp() == shape::hindexed) {
-                auto n = std::make_unique<ir>();
-                n->k = ir_kind::idx;
-                n->count = u.count();
-                n->stride = k.extent();
-                copy_into(n->disps, u.disps().data(), u.disps().size());
-                copy_into(n->blens, u.blens().data(), u.blens().size());
-                n->kids.push_back(std::move(done));
-                done = std::move(n);
-            } else {  // hstruct: this field, the copies after it, then the next field to lower
-                ir& n = *p.node;
-                n.kids.push_back(field_node(u, p.field, std::move(done)));
-                const auto kids = u.kids();
-                size_t i = p.field + 1;
-                for (; i < kids.size(); ++i) {
-                    if (u.blens()[i] == 0) {
-                        n.kids.push_back(make_leaf(0));
-                        continue;
+    small_stack<pending, 8> st;
+    try {
+        ir_ptr done;
+        const type* t = &root;
+        for (;;) {
+            // Down: through resized wrappers, to a type whose IR needs no
+            // child (done) or to the child it needs first (pushed).
+            while (t->size() != 0 && t->shp() == shape::resized) t = t->kids()[0];
+            // An empty type lowers to nothing: its children may be huge types
+            // repeated zero times, whose products were never checked.
+            if (t->size() == 0) {
+                done = make_leaf(0);
+            } else if (t->shp() == shape::predef) {
+                done = lower_predef(*t);
+            } else {
+                pending p{t, nullptr, 0};
+                if (t->shp() == shape::hstruct) {
+                    ir_ptr n = std::make_unique<ir>();
+                    n->k = ir_kind::strct;
+                    n->count = t->count();
+                    copy_into(n->disps, t->disps().data(), t->disps().size());
+                    n->kids.reserve(t->kids().size());
+                    // Leading empty fields need no child.
+                    while (p.field < t->kids().size() && t->blens()[p.field] == 0) {
+                        n->kids.push_back(make_leaf(0));
+                        ++p.field;
                     }
-                    // A field like one of the 4 before it (WRF: 4, 3 and 2 of
-                    // one subarray each) is a copy of that one's IR.
-                    size_t j = i;
-                    while (j > 0 && j + 4 > i && (kids[j - 1] != kids[i] || u.blens()[j - 1] != u.blens()[i])) --j;
-                    if (j > 0 && j + 4 > i) n.kids.push_back(clone(*n.kids[j - 1]));
-                    else break;
+                    // t->size() != 0: some field is not empty.
+                    p.node = n.get();
+                    st.push(p);
+                    n.release();  // the stack owns it now
+                } else {
+                    st.push(p);
                 }
-                if (i < kids.size()) {
-                    p.field = i;
-                    t = kids[i];
-                    break;  // down again, to this field's type
-                }
-                hoist(n);
-                done = std::move(p.node);
+                t = t->kids()[p.field];
+                continue;
             }
-            done->size_ = u.size();  // the IR of one instance of u
-            st.pop_back();
+            // Up: hand `done` to the types waiting for it.
+            while (!st.empty()) {
+                pending& p = st.top();
+                const type& u = *p.t;
+                const type& k = *u.kids()[p.field];
+                if (u.shp() == shape::hvector) {
+                    ir_ptr block = vec_node(u.blocklen(), k.extent(), std::move(done));
+                    block->size_ = u.blocklen() * k.size();
+                    done = vec_node(u.count(), u.stride(), std::move(block));
+                } else if (u.shp() == shape::hblock) {
+                    ir_ptr c = vec_node(u.blocklen(), k.extent(), std::move(done));
+                    if (u.count() == 1) {  // the count-1 rule (a subarray's placement)
+                        c->disp += u.disps()[0];
+                        done = std::move(c);
+                    } else {
+                        auto n = std::make_unique<ir>();
+                        n->k = ir_kind::blkidx;
+                        n->count = u.count();
+                        copy_into(n->disps, u.disps().data(), u.disps().size());
+                        c->size_ = u.blocklen() * k.size();
+                        n->kids.push_back(std::move(c));
+                        hoist(*n);
+                        done = std::move(n);
+                    }
+                } else if (u.shp() == shape::hindexed) {
+                    auto n = std::make_unique<ir>();
+                    n->k = ir_kind::idx;
+                    n->count = u.count();
+                    n->stride = k.extent();
+                    copy_into(n->disps, u.disps().data(), u.disps().size());
+                    copy_into(n->blens, u.blens().data(), u.blens().size());
+                    n->kids.push_back(std::move(done));
+                    done = std::move(n);
+                } else {  // hstruct: this field, the copies after it, then the next field to lower
+                    ir& n = *p.node;
+                    n.kids.push_back(field_node(u, p.field, std::move(done)));
+                    const auto kids = u.kids();
+                    size_t i = p.field + 1;
+                    for (; i < kids.size(); ++i) {
+                        if (u.blens()[i] == 0) {
+                            n.kids.push_back(make_leaf(0));
+                            continue;
+                        }
+                        // A field like one of the 4 before it (WRF: 4, 3 and 2
+                        // of one subarray each) is a copy of that one's IR.
+                        size_t j = i;
+                        while (j > 0 && j + 4 > i && (kids[j - 1] != kids[i] || u.blens()[j - 1] != u.blens()[i])) --j;
+                        if (j > 0 && j + 4 > i) n.kids.push_back(clone(*n.kids[j - 1]));
+                        else break;
+                    }
+                    if (i < kids.size()) {
+                        p.field = i;
+                        t = kids[i];
+                        break;  // down again, to this field's type
+                    }
+                    hoist(n);
+                    done.reset(p.node);
+                    p.node = nullptr;
+                }
+                done->size_ = u.size();  // the IR of one instance of u
+                st.pop();
+            }
+            if (st.empty()) return done;
+            // else: down to the next struct field (t)
         }
-        if (st.empty()) return done;
-        // else: down to the next struct field (t)
+    } catch (...) {  // std::bad_alloc: the structs being built go too
+        for (; !st.empty(); st.pop()) delete st.top().node;
+        throw;
     }
 }
 

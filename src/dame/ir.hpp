@@ -81,8 +81,9 @@ int64_t depth_of(const ir& n);
 // Builds the IR of one instance of t (not normalized). Iterative: the type
 // tree may be nested a million levels deep.
 ir_ptr lower(const type& t);
-// Rewrites n to its normal form (a fixed point of all passes).
-void normalize(ir_ptr& n);
+// Rewrites n to its normal form (a fixed point of all passes); returns the
+// normal form's depth (depth_of), known from its last sweep.
+int64_t normalize(ir_ptr& n);
 // vec(count, stride, kid) with the rules normalization applies to a
 // vector over a normal child already applied (count-1, contig, vec-merge,
 // the child's disp hoisted): lowering builds its vectors with it, so that

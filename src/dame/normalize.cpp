@@ -531,25 +531,28 @@ bool rewrite(ir_ptr& n) {
 }
 
 // One bottom-up sweep; true if anything changed. Post-order on a stack of
-// its own: before the first sweep the IR is as deep as the type.
-bool sweep(ir_ptr& root) {
+// its own: before the first sweep the IR is as deep as the type. *depth:
+// the deepest level it visited (the tree's depth when nothing changed).
+bool sweep(ir_ptr& root, int64_t* depth) {
     struct frame {
         ir_ptr* at;   // the slot of the node (a rule may replace it)
         size_t next;  // its next child to sweep
     };
-    pool_vec<frame> st;
-    st.push_back({&root, 0});
+    small_stack<frame, 32> st;
+    st.push({&root, 0});
+    *depth = 1;
     bool changed = false;
     while (!st.empty()) {
-        frame& f = st.back();
+        frame& f = st.top();
         ir& n = **f.at;
         if (f.next < n.kids.size()) {
             ir_ptr* kid = &n.kids[f.next++];
-            st.push_back({kid, 0});  // f is not used after this
+            st.push({kid, 0});  // f is not used after this
+            if (static_cast<int64_t>(st.size()) > *depth) *depth = static_cast<int64_t>(st.size());
             continue;
         }
         ir_ptr* at = f.at;
-        st.pop_back();
+        st.pop();
         // One rewrite per node and sweep, as the sweeps have always done:
         // the normal form depends on that order (sweeping a rewritten node
         // again at once reaches other fixed points for some types).
@@ -590,15 +593,19 @@ void hoist(ir& n) {
     hoist_first(n);
 }
 
-void normalize(ir_ptr& n) {
+int64_t normalize(ir_ptr& n) {
     // Each rule strictly shrinks the tree or moves a displacement upward, so
     // the local sweeps terminate; the Träff pass is idempotent on its own
     // output. The round limit only guards against a cost-model cycle.
+    int64_t depth = 0;
     for (int round = 0; round < 16; ++round) {
-        while (sweep(n)) {
+        while (sweep(n, &depth)) {
         }
-        if (!traff_optimize(n)) break;
+        // The last sweep changed nothing: depth is the tree's, unless the
+        // Träff pass changes it now.
+        if (!traff_optimize(n)) return depth;
     }
+    return depth_of(*n);
 }
 
 }  // namespace ch4lite::dame

@@ -312,18 +312,24 @@ bool traff_optimize(ir_ptr& root) {
     // A chain's rebuild reads only its own nodes, so the order of chains
     // does not matter; the node below a rebuilt chain is the same one.
     bool changed = false;
-    pool_vec<ir_ptr*> todo{&root};
-    while (!todo.empty()) {
-        ir_ptr& n = *todo.back();
-        todo.pop_back();
+    small_stack<ir_ptr*, 16> todo;  // only struct nodes push (their other children)
+    ir_ptr* at = &root;
+    for (;;) {
+        ir_ptr& n = *at;
         if (is_chain_node(*n)) {
             changed |= optimize_chain(n);
-            todo.push_back(&below_chain(n));
-        } else {
-            for (ir_ptr& k : n->kids) todo.push_back(&k);
+            at = &below_chain(n);
+            continue;
         }
+        if (!n->kids.empty()) {
+            for (size_t i = n->kids.size(); i-- > 1;) todo.push(&n->kids[i]);
+            at = &n->kids[0];
+            continue;
+        }
+        if (todo.empty()) return changed;
+        at = todo.top();
+        todo.pop();
     }
-    return changed;
 }
 
 }  // namespace ch4lite::dame

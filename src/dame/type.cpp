@@ -58,6 +58,18 @@ type::~type() {
     if (own_prog_) delete prog_;
 }
 
+// The children of a list lose a reference; those that lose their last go
+// on the list of types to destroy, which is returned.
+inline type* type::drop(type_list& l, type* dead) noexcept {
+    for (type* k : l.view()) {
+        if (k->pre_ || k->refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+        k->dead_next_ = dead;
+        dead = k;
+    }
+    l.forget();
+    return dead;
+}
+
 void type::release() const noexcept {
     if (pre_ || refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
     // The types whose last reference went, linked through dead_next_: each
@@ -65,20 +77,11 @@ void type::release() const noexcept {
     // lose their last join the list. No recursion, whatever the nesting.
     type* dead = const_cast<type*>(this);
     dead->dead_next_ = nullptr;
-    while (dead) {
+    do {
         type* t = dead;
-        dead = t->dead_next_;
-        for (const type_list* l : {&t->kids_, &t->user_types_}) {
-            for (type* k : l->view()) {
-                if (k->pre_ || k->refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
-                k->dead_next_ = dead;
-                dead = k;
-            }
-        }
-        t->kids_.forget();
-        t->user_types_.forget();
+        dead = drop(t->user_types_, drop(t->kids_, t->dead_next_));
         delete t;
-    }
+    } while (dead);
 }
 
 status type::commit() noexcept {

@@ -173,6 +173,7 @@ class type {
 
   private:
     friend struct builder;
+    static type* drop(type_list& l, type* dead) noexcept;
     friend status make_contiguous(int64_t, type*, type**) noexcept;
     friend status make_vector(int64_t, int64_t, int64_t, bool, type*, type**) noexcept;
     friend status make_indexed(int64_t, const int64_t*, const int64_t*, bool, type*, type**) noexcept;
