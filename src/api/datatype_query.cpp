@@ -6,6 +6,7 @@
 #include "api/datatype_attr.hpp"
 #include "api/datatype_util.hpp"
 #include "api/status_util.hpp"
+#include "dame/program.hpp"
 
 using namespace ch4lite;
 using ch4lite::api::dt::check_ptr;
@@ -81,6 +82,9 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
     switch (t->commit()) {
         case status::ok: return MPI_SUCCESS;
         case status::no_mem: DT_FAIL(MPI_ERR_NO_MEM, "out of memory building the datatype's program");
+        case status::range:
+            DT_FAIL(MPI_ERR_TYPE, "the datatype's normalized program nests deeper than %lld levels",
+                    static_cast<long long>(dame::max_program_depth));
         default: DT_FAIL(MPI_ERR_INTERN, "could not build the datatype's program");
     }
 }

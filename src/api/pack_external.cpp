@@ -23,7 +23,9 @@ int check(const char* fn, const char* datarep, int64_t count, MPI_Datatype datat
                 datarep);
     if (const int code = api::dt::check_moved_type(fn, count, datatype, t)) return api::raise_self(code);
     int64_t one = 0;
-    if (dame::ext32_size(**t, &one) != status::ok || __builtin_mul_overflow(count, one, bytes))
+    const status s = dame::ext32_size(**t, &one);
+    if (s == status::no_mem) DT_FAIL(MPI_ERR_NO_MEM, "out of memory walking the datatype");
+    if (s != status::ok || __builtin_mul_overflow(count, one, bytes))
         DT_FAIL(MPI_ERR_VALUE_TOO_LARGE, "the external32 size of %lld elements of this datatype overflows 64 bits",
                 static_cast<long long>(count));
     return MPI_SUCCESS;
@@ -41,7 +43,11 @@ int pack_external_impl(const char* fn, const char* datarep, const void* inbuf, i
         return api::raise_self(code);
     if (bytes > 0) {
         dame::ext32_fault fault;
-        if (dame::ext32_pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos, &fault) != status::ok)
+        const status s = dame::ext32_pack(*t, inbuf, incount, static_cast<char*>(outbuf) + pos, &fault);
+        if (s == status::no_mem)
+            DT_FAIL(MPI_ERR_NO_MEM, "out of memory walking the datatype; position left at %lld",
+                    static_cast<long long>(pos));
+        if (s != status::ok)
             DT_FAIL(MPI_ERR_CONVERSION,
                     "element %lld (%s) does not fit its external32 size; position left at %lld",
                     static_cast<long long>(fault.element), fault.type_name, static_cast<long long>(pos));
@@ -60,7 +66,9 @@ int unpack_external_impl(const char* fn, const char* datarep, const void* inbuf,
     const int64_t pos = position ? *position : 0;
     if (const int code = api::dt::check_span(fn, false, "external32 ", !position, pos, insize, bytes, inbuf))
         return api::raise_self(code);
-    if (bytes > 0) dame::ext32_unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos);
+    if (bytes > 0 && dame::ext32_unpack(*t, outbuf, outcount, static_cast<const char*>(inbuf) + pos) != status::ok)
+        DT_FAIL(MPI_ERR_NO_MEM, "out of memory walking the datatype; position left at %lld",
+                static_cast<long long>(pos));
     *position = static_cast<N>(pos + bytes);
     return MPI_SUCCESS;
 }

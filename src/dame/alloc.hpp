@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -149,6 +150,41 @@ struct pool_allocator {
 
 template <class T>
 using pool_vec = std::vector<T, pool_allocator<T>>;
+
+// A stack for the walks that replace recursion: the first N entries in
+// place (a walk of a type or IR nested a few levels deep allocates nothing:
+// commit's walks had cost a pool block each), the rest in a pool_vec (push
+// may then throw std::bad_alloc). top() is invalidated by push().
+template <class T, std::size_t N>
+class small_stack {
+  public:
+    small_stack() noexcept {}  // the in-place entries stay raw: nothing to initialize
+    small_stack(const small_stack&) = delete;
+    small_stack& operator=(const small_stack&) = delete;
+    ~small_stack() {
+        if constexpr (!std::is_trivially_destructible_v<T>)
+            for (std::size_t i = 0; i < n_ && i < N; ++i) at(i)->~T();
+    }
+    bool empty() const noexcept { return n_ == 0; }
+    std::size_t size() const noexcept { return n_; }
+    void push(T x) {
+        if (n_ < N) ::new (static_cast<void*>(at(n_))) T(std::move(x));
+        else more_.push_back(std::move(x));
+        ++n_;
+    }
+    T& top() noexcept { return n_ <= N ? *at(n_ - 1) : more_.back(); }
+    void pop() noexcept {
+        if (n_ > N) more_.pop_back();
+        else at(n_ - 1)->~T();
+        --n_;
+    }
+
+  private:
+    T* at(std::size_t i) noexcept { return std::launder(reinterpret_cast<T*>(in_) + i); }
+    alignas(T) unsigned char in_[N * sizeof(T)];
+    pool_vec<T> more_;
+    std::size_t n_ = 0;
+};
 
 // dst becomes src[0..n) (T trivially copyable), at memcpy speed.
 template <class T>

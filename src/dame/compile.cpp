@@ -268,7 +268,10 @@ status compile(const type& t, std::unique_ptr<const program>* out) noexcept {
     std::unique_ptr<program> owner(p);
     try {
         ir_ptr n = lower(t);
-        normalize(n);
+        // What follows (segments_of, count_emit, emit) and the interpreter
+        // recurse once per level of the normal form, whose depth the size
+        // bounds (max_program_depth): checked, not assumed.
+        if (normalize(n) > max_program_depth) return status::range;
         const seg_info s = segments_of(*n);
         p->segs_ = s.segs, p->first_ = s.first, p->last_end_ = s.last_end;
         p->size_ = t.size();

@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dame/dump.hpp"
 #include "dame/kernels.hpp"
@@ -49,10 +51,22 @@ void node_line(std::string& s, const program& p, uint32_t i, int depth) {
         s += n.count > 6 ? ",...]" : "]";
     }
     s += '\n';
-    if (n.kind == op::struct_) {
-        for (int64_t k = 0; k < n.count; ++k) node_line(s, p, p.kid(n.child + static_cast<uint32_t>(k)), depth + 1);
-    } else if (n.kind != op::leaf && !is_final(n)) {
-        node_line(s, p, n.child, depth + 1);
+}
+
+// Every node, root first, children indented below their parent (a stack of
+// its own rather than recursion, like every walk in DAME).
+void node_lines(std::string& s, const program& p) {
+    std::vector<std::pair<uint32_t, int>> st{{0, 0}};
+    while (!st.empty()) {
+        const auto [i, depth] = st.back();
+        st.pop_back();
+        node_line(s, p, i, depth);
+        const node& n = p.at(i);
+        if (n.kind == op::struct_) {
+            for (int64_t k = n.count; k-- > 0;) st.emplace_back(p.kid(n.child + static_cast<uint32_t>(k)), depth + 1);
+        } else if (n.kind != op::leaf && !is_final(n)) {
+            st.emplace_back(n.child, depth + 1);
+        }
     }
 }
 
@@ -70,7 +84,7 @@ std::string dump(const type& t) {
     s += "normal form: " + normal_form(t) + "\n";
     appendf(s, "program: %zu node(s), depth %d, %zu bytes; segments/instance %" PRId64 "; kernels %s\n",
             p->nodes(), p->depth(), p->footprint(), p->segments_per_instance(), kernel_isa());
-    node_line(s, *p, 0, 0);
+    node_lines(s, *p);
     return s;
 }
 

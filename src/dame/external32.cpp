@@ -5,6 +5,8 @@
 #include <bit>
 #include <cfloat>
 #include <cstring>
+#include <new>
+#include <unordered_map>
 
 namespace ch4lite::dame {
 namespace {
@@ -120,12 +122,6 @@ struct run {
     int64_t count, stride, blen, step;
 };
 
-// f(b, off, r) takes a run of the predefined type b: a block of a
-// predefined type, or a whole vector of them, is one call, so that the
-// conversion loops (docs/dame.md: doubles 1 -> 26 GB/s).
-template <class F>
-bool walk(const type& t, int64_t off, F& f);
-
 // The predefined type under k's resized/dup wrappers (which place it at
 // their own origin), or nullptr.
 const type* leaf_of(const type& k) {
@@ -134,43 +130,78 @@ const type* leaf_of(const type& k) {
     return t->shp() == shape::predef ? t : nullptr;
 }
 
-// n copies of k at off, off + extent(k), ... An empty k holds no element:
-// nothing to visit, however large n is (contiguous(2^31 - 1, an empty
-// type) walked 2^31 empty copies before, found by dt_random_args).
+// Every basic element of n copies of k at off, off + extent(k), ... in
+// type-map order: f(b, off, r) takes a run of the predefined type b, a
+// block of one, or a whole vector of them, in one call, so that the
+// conversion loops run long (docs/dame.md: doubles 1 -> 26 GB/s). False
+// when f asked to stop.
+//
+// No recursion: a stack of the types being walked, each at its block i and
+// copy j (a type nested a million levels deep is walked like any other; up
+// to 32 levels the stack allocates nothing, beyond it may throw
+// std::bad_alloc). An empty block holds no element: nothing to visit,
+// however many copies it has (contiguous(2^31 - 1, an empty type) walked
+// 2^31 empty copies before, found by dt_random_args).
 template <class F>
-bool row(const type& k, int64_t off, int64_t n, F& f) {
-    if (n == 0 || k.size() == 0) return true;
-    if (const type* b = leaf_of(k)) return f(*b, off, run{1, 0, n, k.extent()});
-    for (int64_t j = 0; j < n; ++j)
-        if (!walk(k, off + j * k.extent(), f)) return false;
-    return true;
-}
-
-template <class F>
-bool walk(const type& t, int64_t off, F& f) {
-    switch (t.shp()) {
-        case shape::predef: return f(t, off, run{1, 0, 1, t.extent()});
-        case shape::hvector:
-            if (const type* b = leaf_of(*t.kids()[0]))
-                return t.count() == 0 || t.blocklen() == 0 ||
-                       f(*b, off, run{t.count(), t.stride(), t.blocklen(), t.kids()[0]->extent()});
-            if (t.size() == 0) return true;
-            for (int64_t i = 0; i < t.count(); ++i)
-                if (!row(*t.kids()[0], off + i * t.stride(), t.blocklen(), f)) return false;
-            return true;
-        case shape::hblock:
-            for (int64_t d : t.disps())
-                if (!row(*t.kids()[0], off + d, t.blocklen(), f)) return false;
-            return true;
-        case shape::hindexed:
-            for (size_t i = 0; i < t.blens().size(); ++i)
-                if (!row(*t.kids()[0], off + t.disps()[i], t.blens()[i], f)) return false;
-            return true;
-        case shape::hstruct:
-            for (size_t i = 0; i < t.blens().size(); ++i)
-                if (!row(*t.kids()[i], off + t.disps()[i], t.blens()[i], f)) return false;
-            return true;
-        case shape::resized: return walk(*t.kids()[0], off, f);
+bool walk_row(const type& k0, int64_t off0, int64_t n0, F& f) {
+    struct frame {
+        const type* t;  // hvector / hblock / hindexed / hstruct; nullptr: the n0 copies of k0
+        int64_t off, i, j;
+    };
+    small_stack<frame, 32> st;
+    st.push({nullptr, off0, 0, 0});
+    while (!st.empty()) {
+        frame& fr = st.top();
+        // Block i of the frame: n copies of k at base.
+        const type* k = &k0;
+        int64_t base = fr.off, n = n0;
+        if (!fr.t) {
+            if (fr.i > 0) {
+                st.pop();
+                continue;
+            }
+        } else {
+            const type& t = *fr.t;
+            const shape sh = t.shp();
+            const auto blocks = sh == shape::hvector ? t.count()
+                                : sh == shape::hblock ? static_cast<int64_t>(t.disps().size())
+                                                      : static_cast<int64_t>(t.blens().size());
+            if (fr.i >= blocks) {
+                st.pop();
+                continue;
+            }
+            k = t.kids()[sh == shape::hstruct ? fr.i : 0];
+            base += sh == shape::hvector ? fr.i * t.stride() : t.disps()[fr.i];
+            n = sh == shape::hvector || sh == shape::hblock ? t.blocklen() : t.blens()[fr.i];
+        }
+        if (fr.j == n || k->size() == 0) {
+            ++fr.i, fr.j = 0;
+            continue;
+        }
+        if (fr.j == 0)
+            if (const type* b = leaf_of(*k)) {
+                ++fr.i;
+                if (!f(*b, base, run{1, 0, n, k->extent()})) return false;
+                continue;
+            }
+        const int64_t at = base + fr.j++ * k->extent();
+        // Copy j of k, at `at` (resized places its child at its own origin).
+        const type* u = k;
+        while (u->shp() == shape::resized) u = u->kids()[0];
+        if (u->shp() == shape::predef) {
+            if (!f(*u, at, run{1, 0, 1, u->extent()})) return false;
+            continue;
+        }
+        if (u->shp() == shape::hvector) {
+            if (const type* b = leaf_of(*u->kids()[0])) {
+                if (u->count() != 0 && u->blocklen() != 0 &&
+                    !f(*b, at, run{u->count(), u->stride(), u->blocklen(), u->kids()[0]->extent()}))
+                    return false;
+                continue;
+            }
+        }
+        if (u->size() == 0) continue;
+        st.push({u, at, 0, 0});  // fr is not used after this
     }
     return true;
 }
@@ -226,32 +257,83 @@ void swap_run(const char* s, char* d, const run& r, int len) {
     }
 }
 
-// Overflow-checked size: multiplies and sums like the walk.
-bool size_of(const type& t, int64_t* out) {
-    int64_t k = 0, n = 0, s = 0;
+// Whether a type map of this element kind can hold an element whose
+// external32 size is not its native size: MPI_LONG, MPI_UNSIGNED_LONG
+// (int64 / uint64 kinds), MPI_WCHAR, MPI_LONG_INT, or a mix. Every other
+// kind keeps its size (long double is binary128 in 16 bytes either way).
+bool may_narrow(basic_kind k) {
+    return k == basic_kind::mixed || k == basic_kind::int64 || k == basic_kind::uint64 ||
+           k == basic_kind::wchar || k == basic_kind::long_int;
+}
+
+// Copies of child i of t (a derived, non-empty type); false on overflow.
+bool copies_of(const type& t, size_t i, int64_t* n) {
     switch (t.shp()) {
-        case shape::predef: *out = of(t).size; return true;
-        case shape::hvector:
-        case shape::hblock: {
-            const int64_t blocks = t.shp() == shape::hvector ? t.count() : static_cast<int64_t>(t.disps().size());
-            return size_of(*t.kids()[0], &k) && !__builtin_mul_overflow(blocks, t.blocklen(), &n) &&
-                   !__builtin_mul_overflow(n, k, out);
-        }
+        case shape::hvector: return !__builtin_mul_overflow(t.count(), t.blocklen(), n);
+        case shape::hblock:
+            return !__builtin_mul_overflow(static_cast<int64_t>(t.disps().size()), t.blocklen(), n);
         case shape::hindexed:
-            if (!size_of(*t.kids()[0], &k)) return false;
+            *n = 0;
             for (int64_t b : t.blens())
-                if (__builtin_add_overflow(n, b, &n)) return false;
-            return !__builtin_mul_overflow(n, k, out);
-        case shape::hstruct:
-            for (size_t i = 0; i < t.blens().size(); ++i)
-                if (!size_of(*t.kids()[i], &k) || __builtin_mul_overflow(k, t.blens()[i], &n) ||
-                    __builtin_add_overflow(s, n, &s))
-                    return false;
-            *out = s;
+                if (__builtin_add_overflow(*n, b, n)) return false;
             return true;
-        case shape::resized: return size_of(*t.kids()[0], out);
+        case shape::hstruct: *n = t.blens()[i]; return true;
+        default: *n = 1; return true;  // resized
     }
-    return false;
+}
+
+// The external32 size of one instance of t, overflow-checked: a predefined
+// type's from the table, a type that cannot narrow its native size, a
+// derived one the sum over its children. Iterative (a stack of the types
+// being summed), and each derived type is summed once, whatever the number
+// of paths to it (struct{T, T} nested 60 levels has 2^60 paths). May throw
+// std::bad_alloc.
+bool size_of(const type& root, int64_t* out) {
+    auto known = [](const type& t, int64_t* v) {
+        if (t.shp() == shape::predef) return *v = of(t).size, true;
+        if (t.size() == 0 || !may_narrow(t.basic())) return *v = t.size(), true;
+        return false;
+    };
+    if (known(root, out)) return true;
+    struct frame {
+        const type* t;
+        size_t i;     // next child
+        int64_t acc;  // external32 bytes of the children so far
+    };
+    small_stack<frame, 32> st;
+    std::unordered_map<const type*, int64_t> memo;  // derived types summed
+    st.push({&root, 0, 0});
+    int64_t done = 0;        // the size of the child just summed
+    bool have_done = false;  // done is to be added to the top frame's child i
+    while (!st.empty()) {
+        frame& f = st.top();
+        const type& t = *f.t;
+        const size_t kids = t.shp() == shape::hstruct ? t.kids().size() : 1;
+        if (have_done || f.i < kids) {
+            int64_t n = 0, v = 0, add = 0;
+            if (!copies_of(t, f.i, &n)) return false;
+            if (have_done) {
+                v = done, have_done = false;
+            } else if (n != 0 && !known(*t.kids()[f.i], &v)) {
+                const type* k = t.kids()[f.i];
+                if (auto it = memo.find(k); it != memo.end()) {
+                    v = it->second;
+                } else {
+                    st.push({k, 0, 0});  // f is not used after this
+                    continue;
+                }
+            }
+            if (n != 0 && (__builtin_mul_overflow(n, v, &add) || __builtin_add_overflow(f.acc, add, &f.acc)))
+                return false;
+            ++f.i;
+            continue;
+        }
+        done = f.acc, have_done = true;
+        if (st.size() > 1) memo.emplace(f.t, done);  // the root is not met again
+        st.pop();
+    }
+    *out = done;
+    return true;
 }
 
 // One part, native -> external32. False if the value does not fit.
@@ -317,11 +399,13 @@ void get(const part& p, const char* s, char* d) {
 
 }  // namespace
 
-status ext32_size(const type& t, int64_t* out) noexcept {
+status ext32_size(const type& t, int64_t* out) noexcept try {
     return size_of(t, out) ? status::ok : status::range;
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
-status ext32_pack(const type& t, const void* typed, int64_t count, char* out, ext32_fault* fault) noexcept {
+status ext32_pack(const type& t, const void* typed, int64_t count, char* out, ext32_fault* fault) noexcept try {
     // typed may be MPI_BOTTOM (nullptr): addresses are formed as integers
     const auto base = reinterpret_cast<uintptr_t>(typed);
     int64_t index = 0;
@@ -349,14 +433,16 @@ status ext32_pack(const type& t, const void* typed, int64_t count, char* out, ex
             }
         return true;
     };
-    if (!row(t, 0, count, f)) {
+    if (!walk_row(t, 0, count, f)) {
         if (fault) *fault = {index, bad->predef()->name};
         return status::range;
     }
     return status::ok;
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
-void ext32_unpack(const type& t, void* typed, int64_t count, const char* in) noexcept {
+status ext32_unpack(const type& t, void* typed, int64_t count, const char* in) noexcept try {
     const auto base = reinterpret_cast<uintptr_t>(typed);
     auto f = [&](const type& b, int64_t off, const run& r) {
         const elem& e = of(b);
@@ -376,7 +462,10 @@ void ext32_unpack(const type& t, void* typed, int64_t count, const char* in) noe
             }
         return true;
     };
-    (void)row(t, 0, count, f);
+    (void)walk_row(t, 0, count, f);
+    return status::ok;
+} catch (const std::bad_alloc&) {
+    return status::no_mem;
 }
 
 }  // namespace ch4lite::dame

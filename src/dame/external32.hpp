@@ -10,7 +10,7 @@
 // The move walks the type's construction (hvector / hindexed / hblock /
 // hstruct / resized), since the compiled program has no element types left,
 // and converts each run of one predefined type (a block, or a vector of
-// blocks) in one loop.
+// blocks) in one loop. The walk keeps its own stack: no recursion.
 #pragma once
 #include <cstdint>
 
@@ -20,7 +20,9 @@
 namespace ch4lite::dame {
 
 // Bytes of one instance of t in external32. status::range if that
-// overflows 64 bits.
+// overflows 64 bits, status::no_mem if the walk's stack or its record of
+// summed types cannot grow (types nested deeper than 32 levels of kinds
+// that may narrow, MPI_LONG and the like).
 status ext32_size(const type& t, int64_t* out) noexcept;
 
 // Where a move stopped on a value that external32 cannot hold (a long
@@ -34,13 +36,15 @@ struct ext32_fault {
 // Packs count instances of t at typed (which may be MPI_BOTTOM's nullptr
 // with absolute displacements) into out, which holds count * ext32_size
 // bytes. status::range with *fault filled when a value does not fit; the
-// bytes written until then are left in out.
+// bytes written until then are left in out. The walk of the type is
+// iterative; its stack allocates for types nested deeper than 32 levels
+// (status::no_mem if it cannot).
 status ext32_pack(const type& t, const void* typed, int64_t count, char* out,
                   ext32_fault* fault) noexcept;
 
-// Unpacks count instances of t from in into typed. It cannot fail: every
-// external32 value fits its native type (binary128 is rounded to long
-// double).
-void ext32_unpack(const type& t, void* typed, int64_t count, const char* in) noexcept;
+// Unpacks count instances of t from in into typed. Every external32 value
+// fits its native type (binary128 is rounded to long double): the only
+// failure is status::no_mem, as for ext32_pack.
+status ext32_unpack(const type& t, void* typed, int64_t count, const char* in) noexcept;
 
 }  // namespace ch4lite::dame

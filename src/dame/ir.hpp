@@ -36,6 +36,11 @@ struct ir {
     // Not value-initialization (make_unique<ir>()): every member has its
     // initializer, the object is not zeroed first (as type() in type.hpp).
     ir() noexcept {}
+    // Destroys the subtree iteratively (a lowered IR can be as deep as the
+    // type is nested), without allocating.
+    ~ir();
+    ir(const ir&) = delete;
+    ir& operator=(const ir&) = delete;
     ir_kind k = ir_kind::leaf;
     int64_t disp = 0;
     int64_t count = 0;
@@ -52,6 +57,10 @@ struct ir {
     }
     mutable int64_t size_ = -1;
     int64_t compute_size() const noexcept;
+    // Scratch link of the walks that must not allocate (~ir: the next node
+    // to destroy; compute_size: the parent). No initializer: meaningful only
+    // inside those walks. Within the 128-byte pool class either way.
+    mutable ir* link;
     bool is_leaf() const noexcept { return k == ir_kind::leaf; }
     ir* kid() const noexcept { return kids[0].get(); }
 
@@ -63,14 +72,18 @@ ir_ptr make_leaf(int64_t len, int64_t disp = 0);
 ir_ptr make_vec(int64_t count, int64_t stride, ir_ptr kid, int64_t disp = 0);
 ir_ptr clone(const ir& n);
 // Structural equality (including displacements).
-bool same(const ir& a, const ir& b) noexcept;
+bool same(const ir& a, const ir& b);
 // A compact one-line text form, e.g. "vec(4,+16,leaf(8))" (tests and dumps).
 std::string to_text(const ir& n);
+// Levels of the tree (a leaf alone is 1), counted without recursion.
+int64_t depth_of(const ir& n);
 
-// Builds the IR of one instance of t (not normalized).
+// Builds the IR of one instance of t (not normalized). Iterative: the type
+// tree may be nested a million levels deep.
 ir_ptr lower(const type& t);
-// Rewrites n to its normal form (a fixed point of all passes).
-void normalize(ir_ptr& n);
+// Rewrites n to its normal form (a fixed point of all passes); returns the
+// normal form's depth (depth_of), known from its last sweep.
+int64_t normalize(ir_ptr& n);
 // vec(count, stride, kid) with the rules normalization applies to a
 // vector over a normal child already applied (count-1, contig, vec-merge,
 // the child's disp hoisted): lowering builds its vectors with it, so that

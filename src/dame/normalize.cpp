@@ -156,7 +156,9 @@ bool byte_runs(const ir& n) {
     return n.k == ir_kind::idx && n.stride == 1 && n.kid()->is_leaf() && n.kid()->len == 1;
 }
 
-bool chain_of(const ir& n, chain_info& ci) {
+// One level of chain_of: ci describes n's child (or is empty at the
+// chain's base, a leaf or byte runs); afterwards it describes n.
+bool chain_step(const ir& n, chain_info& ci) {
     // |disp|, |stride| < 2^62 and counts < 2^63: the wide type keeps the sums exact.
     __int128 first = 0, end = 0;
     if (n.is_leaf() || byte_runs(n)) {
@@ -167,7 +169,6 @@ bool chain_of(const ir& n, chain_info& ci) {
         first = leaf ? 0 : n.disps.front();
         end = leaf ? n.len : static_cast<__int128>(n.disps.back()) + n.blens.back();
     } else {
-        if (n.k == ir_kind::strct || !chain_of(*n.kid(), ci)) return false;
         // Copies of the child: count (vec, blkidx), or blens[i] per block at the stride (idx).
         __int128 copies = n.count;
         if (n.k == ir_kind::idx) {
@@ -210,6 +211,22 @@ bool chain_of(const ir& n, chain_info& ci) {
     return true;
 }
 
+// The chain's summary, from its base up: down to the base, `link` marking
+// the way back (a chain of count-1 nodes a sweep has not folded yet can be
+// as deep as the type; no recursion, no allocation).
+bool chain_of(const ir& n, chain_info& ci) {
+    const ir* c = &n;
+    while (!c->is_leaf() && !byte_runs(*c)) {
+        if (c->k == ir_kind::strct) return false;
+        c->kid()->link = const_cast<ir*>(c);
+        c = c->kid();
+    }
+    for (;; c = c->link) {
+        if (!chain_step(*c, ci)) return false;
+        if (c == &n) return true;
+    }
+}
+
 // Copy j at the stride: a position inside the type's bounds (int64), though
 // j * stride alone may not be (a far negative start, a huge stride).
 int64_t at(int64_t base, int64_t j, int64_t stride) {
@@ -230,15 +247,23 @@ void for_each_copy(const ir& n, int64_t base, F&& f) {
         f(n.k == ir_kind::vec ? at(base, i, n.stride) : base + n.disps[static_cast<size_t>(i)]);
 }
 
-// The blocks (runs) of a chain in type-map order, from base.
+// The blocks (runs) of a chain in type-map order, from base: the copies of
+// each level, outermost first, one level at a time (no recursion).
 void chain_list(const ir& n, int64_t base, ir& out) {
-    if (n.is_leaf()) {
-        out.disps.push_back(base + n.disp);
-    } else if (byte_runs(n)) {
-        for (size_t i = 0; i < n.disps.size(); ++i) out.disps.push_back(base + n.disp + n.disps[i]);
-        out.blens.insert(out.blens.end(), n.blens.begin(), n.blens.end());
-    } else {
-        for_each_copy(n, base, [&](int64_t at_copy) { chain_list(*n.kid(), at_copy, out); });
+    pool_vec<int64_t> at{base}, next;  // where the copies of the current level's node start
+    const ir* c = &n;
+    for (; !c->is_leaf() && !byte_runs(*c); c = c->kid()) {
+        next.clear();
+        for (int64_t a : at) for_each_copy(*c, a, [&](int64_t at_copy) { next.push_back(at_copy); });
+        std::swap(at, next);
+    }
+    for (int64_t a : at) {
+        if (c->is_leaf()) {
+            out.disps.push_back(a + c->disp);
+        } else {
+            for (size_t i = 0; i < c->disps.size(); ++i) out.disps.push_back(a + c->disp + c->disps[i]);
+            out.blens.insert(out.blens.end(), c->blens.begin(), c->blens.end());
+        }
     }
 }
 
@@ -487,23 +512,51 @@ bool rule_struct(ir_ptr& n) {
     return rule_struct_runs(n) || changed;
 }
 
-// One bottom-up sweep; true if anything changed.
-bool sweep(ir_ptr& n) {
-    bool changed = false;
-    for (ir_ptr& c : n->kids) changed |= sweep(c);
+// The rules at n, whose children are swept; true if anything changed.
+bool rewrite(ir_ptr& n) {
     if (n->size() == 0) {
-        if (n->is_leaf() && n->len == 0 && n->disp == 0) return changed;
+        if (n->is_leaf() && n->len == 0 && n->disp == 0) return false;
         n = make_leaf(0);
         return true;
     }
-    changed |= hoist_kids(*n);
-    if (n->k == ir_kind::strct) return rule_struct(n) || changed;
+    const bool changed = hoist_kids(*n);
     switch (n->k) {
         case ir_kind::leaf: return changed;
         case ir_kind::vec: return rule_vec(n) || rule_chain_runs(n) || changed;
         case ir_kind::blkidx: return rule_blkidx(n) || rule_chain_runs(n) || changed;
         case ir_kind::idx: return rule_idx(n) || rule_idx_copies(n) || changed;
-        case ir_kind::strct: break;
+        case ir_kind::strct: return rule_struct(n) || changed;
+    }
+    return changed;
+}
+
+// One bottom-up sweep; true if anything changed. Post-order on a stack of
+// its own: before the first sweep the IR is as deep as the type. *depth:
+// the deepest level it visited (the tree's depth when nothing changed).
+bool sweep(ir_ptr& root, int64_t* depth) {
+    struct frame {
+        ir_ptr* at;   // the slot of the node (a rule may replace it)
+        size_t next;  // its next child to sweep
+    };
+    small_stack<frame, 32> st;
+    st.push({&root, 0});
+    *depth = 1;
+    bool changed = false;
+    while (!st.empty()) {
+        frame& f = st.top();
+        ir& n = **f.at;
+        if (f.next < n.kids.size()) {
+            ir_ptr* kid = &n.kids[f.next++];
+            st.push({kid, 0});  // f is not used after this
+            if (static_cast<int64_t>(st.size()) > *depth) *depth = static_cast<int64_t>(st.size());
+            continue;
+        }
+        ir_ptr* at = f.at;
+        st.pop();
+        // One rewrite per node and sweep, as the sweeps have always done:
+        // the normal form depends on that order (sweeping a rewritten node
+        // again at once reaches other fixed points for some types).
+        changed |= rewrite(*at);
     }
     return changed;
 }
@@ -540,15 +593,19 @@ void hoist(ir& n) {
     hoist_first(n);
 }
 
-void normalize(ir_ptr& n) {
+int64_t normalize(ir_ptr& n) {
     // Each rule strictly shrinks the tree or moves a displacement upward, so
     // the local sweeps terminate; the Träff pass is idempotent on its own
     // output. The round limit only guards against a cost-model cycle.
+    int64_t depth = 0;
     for (int round = 0; round < 16; ++round) {
-        while (sweep(n)) {
+        while (sweep(n, &depth)) {
         }
-        if (!traff_optimize(n)) break;
+        // The last sweep changed nothing: depth is the tree's, unless the
+        // Träff pass changes it now.
+        if (!traff_optimize(n)) return depth;
     }
+    return depth_of(*n);
 }
 
 }  // namespace ch4lite::dame

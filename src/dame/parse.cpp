@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Recursive-descent parser of the datatype language (parse.hpp). It never
-// trusts its input: bounded recursion and list lengths, and every value goes
-// through the checked constructors.
+// trusts its input: bounded recursion (64 levels of text) and list lengths,
+// a bounded number of types built, and every value goes through the
+// checked constructors. Deeper types come from nest(), a loop.
 #include "dame/parse.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <vector>
@@ -15,6 +17,10 @@ namespace {
 
 constexpr int max_depth = 64;
 constexpr size_t max_list = 1 << 20;
+// nest(n, ...): at most this many levels, and at most max_made types built
+// by one text in all (a nest of nests multiplies).
+constexpr int64_t max_nest = int64_t{1} << 21;
+constexpr int64_t max_made = int64_t{1} << 22;
 
 struct parser {
     std::string_view s;
@@ -22,6 +28,8 @@ struct parser {
     std::string err;
     status st = status::ok;
     std::vector<type*> owned;  // released at the end (constructors retain)
+    std::vector<type*> holes;  // what `_` stands for, innermost nest() last
+    int64_t made = 0;
 
     ~parser() {
         for (type* t : owned) t->release();
@@ -81,6 +89,7 @@ struct parser {
     bool result(status s2, type** rp, type** out) {
         if (s2 != status::ok) return fail("constructor rejected its arguments", s2);
         owned.push_back(*rp);
+        if (++made > max_made) return fail("more than 2^22 types built", status::range);
         *out = *rp;
         return true;
     }
@@ -103,6 +112,11 @@ bool parser::type_(type** out, int depth) {
     if (depth > max_depth) return fail("nesting too deep");
     const std::string_view w = word();
     if (w.empty()) return fail("expected a type");
+    if (w == "_") {
+        if (holes.empty()) return fail("'_' outside nest()");
+        *out = holes.back();
+        return true;
+    }
     if (!eat('(')) return predefined_name(w, out);
     return ctor(w, out, depth) && expect(')');
 }
@@ -128,6 +142,29 @@ bool parser::ctor(std::string_view w, type** out, int depth) {
     if (w == "resized")
         return num(&a) && expect(',') && num(&b) && inner() && result(make_resized(t, a, b, &r), &r, out);
     if (w == "dup") return type_(&t, depth + 1) && result(make_dup(t, &r), &r, out);
+    if (w == "nest") {
+        // nest(n, base, T): T applied n times, `_` in T standing for the
+        // level below (base first). The template is parsed again for each
+        // level: a loop, not nesting, so n is bounded by max_nest only.
+        if (!(num(&a) && expect(',') && type_(&t, depth + 1) && expect(','))) return false;
+        if (a < 0 || a > max_nest) return fail("nest count must be in [0, 2^21]");
+        const size_t tpl = i;
+        size_t end = tpl;
+        type* cur = t;
+        for (int64_t k = 0; k < std::max<int64_t>(a, 1); ++k) {  // n = 0: parsed once, for its syntax
+            i = tpl;
+            holes.push_back(cur);
+            type* next = nullptr;
+            const bool ok = type_(&next, depth + 1);
+            holes.pop_back();
+            if (!ok) return false;
+            if (k < a) cur = next;
+            end = i;
+        }
+        i = end;
+        *out = cur;
+        return true;
+    }
     if (w == "struct") {
         std::vector<type*> ts;
         if (!(list(l1) && expect(',') && list(l2) && expect(',') && expect('['))) return false;

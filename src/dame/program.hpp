@@ -82,7 +82,18 @@ class program {
     int depth_ = 0;
 };
 
-// Lowers, normalizes and flattens t into a program.
+// The deepest normal form commit accepts. The interpreter, IOV emission,
+// segment counting and flattening recurse once per level of the program;
+// everything before (lowering, normalization) and every walk of the type
+// tree is iterative. A normal form cannot be deeper than 2 * 63 + 1 levels:
+// every vec, blkidx and idx node has at least two copies of a child of
+// size >= 1, and a struct has two non-empty children, none a struct, so the
+// size at least doubles every two levels and fits in 63 bits. The check
+// (status::range, MPI_ERR_TYPE) guards that argument.
+constexpr int64_t max_program_depth = 160;
+
+// Lowers, normalizes and flattens t into a program. Errors: status::no_mem,
+// status::range (normal form deeper than max_program_depth).
 status compile(const type& t, std::unique_ptr<const program>* out) noexcept;
 // The normalized IR of t as text (recomputed on demand: commit keeps no text).
 std::string normal_form(const type& t);

@@ -74,10 +74,13 @@ double between(const path& p, cut a, cut b, std::vector<part>& out) {
     return count;
 }
 
+// Whether a group's parts form one vector: all vectors, each stride one
+// span of the part below. (A group of one index part is an index node: it
+// had been costed as a vector, which made every index piece look cheap.)
 bool mergeable(const std::vector<part>& parts) {
-    for (size_t i = 0; i + 1 < parts.size(); ++i)
-        if (!parts[i].is_vec || !parts[i + 1].is_vec ||
-            !lines_up(parts[i].stride, parts[i + 1].count, parts[i + 1].stride))
+    for (size_t i = 0; i < parts.size(); ++i)
+        if (!parts[i].is_vec ||
+            (i + 1 < parts.size() && !lines_up(parts[i].stride, parts[i + 1].count, parts[i + 1].stride)))
             return false;
     return true;
 }
@@ -114,14 +117,18 @@ void divisors(int64_t c, int cap, std::vector<int64_t>& out) {
         if (c % d) continue;
         small.push_back(d);
         if (d != c / d) out.push_back(c / d);
+        // The cap largest are c / d of the cap smallest d: the rest of the
+        // search (up to sqrt(c): 1.5e8 divisions for a vector of 2^54 copies,
+        // a second of commit, found by fuzz_dame_unpack) cannot change them.
+        if (static_cast<int>(out.size()) == cap) return;
     }
     for (size_t i = small.size(); i-- > 0;) out.push_back(small[i]);  // out: large..small
     if (static_cast<int>(out.size()) > cap) out.resize(static_cast<size_t>(cap));
 }
 
 double node_cost(bool is_vec, double count, double reached, const cost_model& m) {
-    if (is_vec) return reached * (m.k_node + m.vec_iter * count);
-    return reached * (m.k_node + m.idx_iter * count) + m.idx_storage * count;
+    if (is_vec) return reached * (m.vec_visit + m.vec_iter * count) + m.vec_store;
+    return reached * (m.idx_visit + m.idx_iter * count) + (m.idx_store + m.idx_store_disp * count);
 }
 
 }  // namespace
@@ -210,19 +217,26 @@ path optimal_path(const path& p, const cost_model& m) {
 
 namespace {
 
+bool is_chain_node(const ir& n) { return n.k == ir_kind::vec || n.k == ir_kind::blkidx; }
+
+// The slot below the chain of vec/blkidx nodes that starts at n.
+ir_ptr& below_chain(ir_ptr& n) {
+    ir* last = n.get();
+    while (is_chain_node(*last->kid())) last = last->kid();
+    return last->kids[0];
+}
+
+// Rebuilds the chain of vec/blkidx nodes starting at n over the same node
+// below it (which it neither reads nor changes); true if n changed.
 bool optimize_chain(ir_ptr& n) {
-    // The chain of vec/blkidx nodes starting at n; the DP runs below its end.
-    ir* last = nullptr;
     bool has_idx = false;
     size_t len = 0;
-    for (ir* cur = n.get(); cur->k == ir_kind::vec || cur->k == ir_kind::blkidx; cur = cur->kid())
-        last = cur, has_idx |= cur->k == ir_kind::blkidx, ++len;
-    ir_ptr& bottom = last->kids[0];
-    bool changed = traff_optimize(bottom);
+    for (ir* cur = n.get(); is_chain_node(*cur); cur = cur->kid()) has_idx |= cur->k == ir_kind::blkidx, ++len;
+    ir_ptr& bottom = below_chain(n);
     // Vector-only chains stay vectors: the vec2 kernels run them without a
     // call per row, and skipping the DP there keeps commit of regular types
     // cheap. The rule depends only on the expanded path, so it is canonical.
-    if (!has_idx) return changed;
+    if (!has_idx) return false;
     path old, expanded;
     for (ir* c = n.get(); c != bottom.get(); c = c->kid()) {
         if (c->k == ir_kind::vec) {
@@ -234,7 +248,7 @@ bool optimize_chain(ir_ptr& n) {
             // itself (no strided run, no repeated pattern): nothing can
             // change, so skip the copies and the DP (commit cost per block).
             if (len == 1 && tp.size() == 1 && !tp[0].is_vec && tp[0].disps == c->disps)
-                return changed;
+                return false;
             old.push_back({false, c->count, 0, c->disps});
             expanded.insert(expanded.end(), std::make_move_iterator(tp.begin()),
                             std::make_move_iterator(tp.end()));
@@ -271,11 +285,11 @@ bool optimize_chain(ir_ptr& n) {
                 for (int64_t d : x.disps) far = std::max<__int128>(far, d < 0 ? -static_cast<__int128>(d) : d);
                 reach += far;
             }
-            if (reach > std::numeric_limits<int64_t>::max()) return changed;
+            if (reach > std::numeric_limits<int64_t>::max()) return false;
         }
     }
     path best = all_vec ? expanded : optimal_path(expanded);
-    if (best == old) return changed;
+    if (best == old) return false;
     ir_ptr kid = std::move(bottom);
     for (size_t i = best.size(); i-- > 0;) {
         const piece& x = best[i];
@@ -297,11 +311,29 @@ bool optimize_chain(ir_ptr& n) {
 
 }  // namespace
 
-bool traff_optimize(ir_ptr& n) {
-    if (n->k == ir_kind::vec || n->k == ir_kind::blkidx) return optimize_chain(n);
+bool traff_optimize(ir_ptr& root) {
+    // Every maximal chain, top-down on a stack of its own (no recursion).
+    // A chain's rebuild reads only its own nodes, so the order of chains
+    // does not matter; the node below a rebuilt chain is the same one.
     bool changed = false;
-    for (ir_ptr& k : n->kids) changed |= traff_optimize(k);
-    return changed;
+    small_stack<ir_ptr*, 16> todo;  // only struct nodes push (their other children)
+    ir_ptr* at = &root;
+    for (;;) {
+        ir_ptr& n = *at;
+        if (is_chain_node(*n)) {
+            changed |= optimize_chain(n);
+            at = &below_chain(n);
+            continue;
+        }
+        if (!n->kids.empty()) {
+            for (size_t i = n->kids.size(); i-- > 1;) todo.push(&n->kids[i]);
+            at = &n->kids[0];
+            continue;
+        }
+        if (todo.empty()) return changed;
+        at = todo.top();
+        todo.pop();
+    }
 }
 
 }  // namespace ch4lite::dame

@@ -51,22 +51,55 @@ type::type(const predefined_info* p) noexcept
 type::type() noexcept = default;
 
 type::~type() {
+    // A type destroyed by release() has had its lists emptied there; one
+    // destroyed by a failed constructor (builder) still holds its children.
     for (type* k : kids_.view()) k->release();
     for (type* k : user_types_.view()) k->release();
+    if (own_prog_) delete prog_;
+}
+
+// The children of a list lose a reference; those that lose their last go
+// on the list of types to destroy, which is returned.
+inline type* type::drop(type_list& l, type* dead) noexcept {
+    for (type* k : l.view()) {
+        if (k->pre_ || k->refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) continue;
+        k->dead_next_ = dead;
+        dead = k;
+    }
+    l.forget();
+    return dead;
 }
 
 void type::release() const noexcept {
-    if (pre_) return;
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    if (pre_ || refs_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    // The types whose last reference went, linked through dead_next_: each
+    // one's children lose a reference before it is deleted, and those that
+    // lose their last join the list. No recursion, whatever the nesting.
+    type* dead = const_cast<type*>(this);
+    dead->dead_next_ = nullptr;
+    do {
+        type* t = dead;
+        dead = drop(t->user_types_, drop(t->kids_, t->dead_next_));
+        delete t;
+    } while (dead);
 }
 
 status type::commit() noexcept {
     if (prog_) return status::ok;
-    std::unique_ptr<const program> p;
-    if (status s = compile(*this, &p); s != status::ok) return s;
+    // lower() of a resized type is its child's IR, and a program depends on
+    // that IR, the size and the extent only: with the child's extent, the
+    // child's program is this type's (a dup, an f90 type). The child, and so
+    // its program, lives as long as this type.
+    if (shape_ == shape::resized && kids_.view()[0]->committed() && kids_.view()[0]->extent() == extent()) {
+        prog_ = kids_.view()[0]->prog_;
+    } else {
+        std::unique_ptr<const program> p;
+        if (status s = compile(*this, &p); s != status::ok) return s;
+        prog_ = p.release();
+        own_prog_ = true;
+    }
     contig_ = size_ == extent() && lb_ == true_lb_ && size_ == true_extent() &&
-              p->segments_per_instance() <= 1;
-    prog_ = std::move(p);
+              prog_->segments_per_instance() <= 1;
     return status::ok;
 }
 

@@ -61,6 +61,9 @@ class type_list {
         if (cap_ > 1) detail::pool_free(many_, cap_ * sizeof(type*));
     }
     std::span<type* const> view() const noexcept { return {cap_ > 1 ? many_ : &one_, n_}; }
+    // Empties the list without releasing anything (type::release() has
+    // taken over the references).
+    void forget() noexcept { n_ = 0; }
     // Room for n entries in all (may throw std::bad_alloc; the list is then
     // unchanged).
     void reserve(size_t n) {
@@ -104,17 +107,22 @@ class type {
     int64_t elements() const noexcept { return elements_; }
     bool is_predefined() const noexcept { return pre_ != nullptr; }
     const predefined_info* predef() const noexcept { return pre_; }
-    const program* prog() const noexcept { return prog_.get(); }
+    const program* prog() const noexcept { return prog_; }
 
     // Reference counting works on const types: a pending operation holds a
     // reference to a type it only reads. Predefined types ignore both.
     void retain() const noexcept {
         if (!pre_) refs_.fetch_add(1, std::memory_order_relaxed);
     }
-    // Drops a reference; the last one destroys the type (and releases its children).
+    // Drops a reference; the last one destroys the type and releases its
+    // children, iteratively: a chain of a million types nested in each other
+    // goes without recursion (and without allocating).
     void release() const noexcept;
 
-    // Builds the program (idempotent). Error: status::no_mem / range.
+    // Builds the program (idempotent). A type whose program is its one
+    // child's (dup, f90, or resized to the child's extent) shares the
+    // committed child's program: a chain of MPI_Type_dup commits in O(1)
+    // per level. Error: status::no_mem / range.
     status commit() noexcept;
 
     // ---- construction record ----
@@ -165,6 +173,7 @@ class type {
 
   private:
     friend struct builder;
+    static type* drop(type_list& l, type* dead) noexcept;
     friend status make_contiguous(int64_t, type*, type**) noexcept;
     friend status make_vector(int64_t, int64_t, int64_t, bool, type*, type**) noexcept;
     friend status make_indexed(int64_t, const int64_t*, const int64_t*, bool, type*, type**) noexcept;
@@ -181,7 +190,7 @@ class type {
     friend status make_f90(combiner, type*, type**) noexcept;
     int64_t size_ = 0, lb_ = 0, ub_ = 0, true_lb_ = 0, true_ub_ = 0;
     int64_t elements_ = 0;
-    std::unique_ptr<const program> prog_;
+    const program* prog_ = nullptr;  // owned when own_prog_, else the child's
     const predefined_info* pre_ = nullptr;
     mutable std::atomic<int32_t> refs_{1};
     int32_t align_ = 1;
@@ -189,9 +198,14 @@ class type {
     bool contig_ = false;
     bool sticky_ = false;  // bounds set by resized somewhere inside: no struct padding
     bool large_ = false;
+    bool own_prog_ = false;
     combiner comb_ = combiner::named;
     shape shape_ = shape::predef;
-    int64_t count_ = 0, blocklen_ = 0, stride_ = 0;
+    int64_t count_ = 0, blocklen_ = 0;
+    union {
+        int64_t stride_ = 0;
+        type* dead_next_;  // release(): the next type to destroy (stride_ is dead by then)
+    };
     pool_vec<int64_t> blens_, disps_;
     type_list kids_;        // retained children (internal shape)
     type_list user_types_;  // retained, as passed by the user (get_contents)

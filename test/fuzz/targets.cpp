@@ -140,7 +140,7 @@ int external32(const uint8_t* data, size_t size) {
         bug("external32 pack of arbitrary memory");
     // Unpacking the stream changes the type map's bytes and nothing else.
     std::fill(mem.begin(), mem.end(), static_cast<char>(0x55));
-    ext32_unpack(t, buf, count, reinterpret_cast<const char*>(in));
+    if (ext32_unpack(t, buf, count, reinterpret_cast<const char*>(in)) != status::ok) bug("external32 unpack failed");
     for (size_t i = 0; i < mem.size(); ++i)
         if (!mapped[i] && mem[i] != static_cast<char>(0x55)) bug("external32 unpack wrote outside the type map");
     // Back again: the same stream, unless binary128 was rounded.

@@ -22,7 +22,9 @@ static int usage() {
                  "TYPE: double | contig(n,T) | vector(n,bl,stride,T) | hvector(n,bl,bytes,T)\n"
                  "      indexed([bl..],[d..],T) | hindexed(..) | blkidx(bl,[d..],T) | hblkidx(..)\n"
                  "      struct([bl..],[bytes..],[T,..]) | resized(lb,extent,T) | dup(T)\n"
-                 "      subarray([sizes],[subsizes],[starts],C|F,T)\n");
+                 "      subarray([sizes],[subsizes],[starts],C|F,T)\n"
+                 "      darray(size,rank,[gsizes],[distribs],[dargs],[psizes],C|F,T)\n"
+                 "      nest(n,B,T): T applied n times over B, `_` in T the level below\n");
     return 2;
 }
 

@@ -4,6 +4,7 @@
 // the construction record of dame::type (shape, counts, displacements), never
 // the IR or the program, so it checks them independently.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -20,44 +21,45 @@ struct elem {
     int64_t len;
 };
 
-inline void typemap(const type& t, int64_t at, std::vector<elem>& out) {
-    switch (t.shp()) {
-        case shape::predef: {
-            const auto* p = t.predef();
-            for (int i = 0; i < p->npieces; ++i) out.push_back({at + p->piece[i].disp, p->piece[i].len});
-            return;
-        }
-        case shape::hvector: {
-            const type& k = *t.kids()[0];
-            for (int64_t i = 0; i < t.count(); ++i)
-                for (int64_t j = 0; j < t.blocklen(); ++j)
-                    typemap(k, at + i * t.stride() + j * k.extent(), out);
-            return;
-        }
-        case shape::hblock: {
-            const type& k = *t.kids()[0];
-            for (int64_t i = 0; i < t.count(); ++i)
-                for (int64_t j = 0; j < t.blocklen(); ++j)
-                    typemap(k, at + t.disps()[i] + j * k.extent(), out);
-            return;
-        }
-        case shape::hindexed: {
-            const type& k = *t.kids()[0];
-            for (int64_t i = 0; i < t.count(); ++i)
-                for (int64_t j = 0; j < t.blens()[i]; ++j)
-                    typemap(k, at + t.disps()[i] + j * k.extent(), out);
-            return;
-        }
-        case shape::hstruct:
-            for (int64_t i = 0; i < t.count(); ++i) {
-                const type& k = *t.kids()[i];
-                for (int64_t j = 0; j < t.blens()[i]; ++j)
-                    typemap(k, at + t.disps()[i] + j * k.extent(), out);
+// Appends the type map of one instance of t at `at`. A stack of its own
+// (the type, its block and copy), no recursion: the deep-type tests walk
+// types nested a million levels.
+inline void typemap(const type& root, int64_t root_at, std::vector<elem>& out) {
+    struct frame {
+        const type* t;
+        int64_t at, i, j;  // block i, copy j of it
+    };
+    std::vector<frame> st{{&root, root_at, 0, 0}};
+    while (!st.empty()) {
+        frame& f = st.back();
+        const type& t = *f.t;
+        switch (t.shp()) {
+            case shape::predef: {
+                const auto* p = t.predef();
+                for (int i = 0; i < p->npieces; ++i) out.push_back({f.at + p->piece[i].disp, p->piece[i].len});
+                st.pop_back();
+                continue;
             }
-            return;
-        case shape::resized:
-            typemap(*t.kids()[0], at, out);
-            return;
+            case shape::resized:
+                f.t = t.kids()[0];  // the child at the same origin
+                continue;
+            default: break;
+        }
+        // Blocks: hvector count x blocklen at i*stride; hblock count x
+        // blocklen at disps[i]; hindexed / hstruct blens[i] at disps[i].
+        const bool vec = t.shp() == shape::hvector;
+        if (f.i == t.count()) {
+            st.pop_back();
+            continue;
+        }
+        const type& k = *t.kids()[t.shp() == shape::hstruct ? f.i : 0];
+        const int64_t blen = vec || t.shp() == shape::hblock ? t.blocklen() : t.blens()[f.i];
+        if (f.j >= blen) {
+            ++f.i, f.j = 0;
+            continue;
+        }
+        const int64_t at = f.at + (vec ? f.i * t.stride() : t.disps()[f.i]) + f.j++ * k.extent();
+        st.push_back({&k, at, 0, 0});  // f is not used after this
     }
 }
 
