@@ -3,6 +3,7 @@
 // test_inter. The device builds communicators (device/comm_create.hpp);
 // here: checks, error-handler references and attribute callbacks.
 #include "api/comm_attr.hpp"
+#include "api/comm_util.hpp"
 #include "api/errhandler.hpp"
 #include "api/errors.hpp"
 #include "api/group_handles.hpp"
@@ -12,7 +13,7 @@
 
 using namespace ch4lite;
 
-namespace {
+namespace ch4lite::api {
 
 int creation_failed(const char* fn, MPI_Comm comm, status s) noexcept {
     if (s == status::no_mem)
@@ -28,8 +29,6 @@ int creation_failed(const char* fn, MPI_Comm comm, status s) noexcept {
                                             "communicator creation failed: %s", to_string(s)));
 }
 
-// Gives a new device communicator to the user: error handler reference and
-// handle. nullptr (not a member) -> MPI_COMM_NULL.
 void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept {
     if (!c) {
         *newcomm = MPI_COMM_NULL;
@@ -38,6 +37,13 @@ void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept {
     api::errhandler_retain(c->errhandler);
     *newcomm = reinterpret_cast<MPI_Comm>(c->handle);
 }
+
+}  // namespace ch4lite::api
+
+namespace {
+
+using api::creation_failed;
+using api::hand_out;
 
 int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcept {
     CH4_REQUIRE_INIT_IN(fn);

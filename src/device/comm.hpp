@@ -16,6 +16,10 @@
 #include "device/rank_map.hpp"
 #include "util/handle_table.hpp"
 
+namespace ch4lite::topo {
+struct topology;  // src/topo/topology.hpp
+}  // namespace ch4lite::topo
+
 namespace ch4lite::dev {
 
 // A communicator's staging segment for collectives on one node
@@ -44,6 +48,8 @@ class comm {
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
     bool reap_busy = false; // freed, and a request still points here (comm_create.cpp)
+    // Process topology (src/topo): immutable, shared with dups; null when none.
+    std::shared_ptr<const topo::topology> topo;
 
     uint32_t ctx_p2p() const noexcept { return context_id << 1; }
     uint32_t ctx_coll() const noexcept { return (context_id << 1) | 1u; }
