@@ -6,8 +6,8 @@
 #include <new>
 #include <vector>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "device/context_id.hpp"
 #include "device/device.hpp"
 #include "device/request.hpp"
@@ -113,7 +113,7 @@ status comm_split(comm& parent, int color, int key, comm*& out) noexcept {
     if (!all) return status::no_mem;  // cannot take part in the exchange
     all[2 * parent.rank] = color;
     all[2 * parent.rank + 1] = key;
-    if (const status s = coll_allgather(all, 2 * sizeof(int), parent); s != status::ok) return s;
+    if (const status s = coll::allgather(all, 2 * sizeof(int), parent); s != status::ok) return s;
     // From here every member reaches the agreement, with or without its group.
     try {
         std::vector<int> colors(static_cast<std::size_t>(p)), keys(static_cast<std::size_t>(p));
