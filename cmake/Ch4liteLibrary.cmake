@@ -7,6 +7,7 @@
 file(GLOB CH4LITE_CORE_SOURCES CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/src/api/*.cpp
   ${PROJECT_SOURCE_DIR}/src/device/*.cpp
+  ${PROJECT_SOURCE_DIR}/src/coll/*.cpp
   ${PROJECT_SOURCE_DIR}/src/shm/*.cpp
   ${PROJECT_SOURCE_DIR}/src/rma/*.cpp
   ${PROJECT_SOURCE_DIR}/src/topo/*.cpp)

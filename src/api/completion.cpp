@@ -398,6 +398,12 @@ int MPI_Request_free(MPI_Request* request) {
         r->flags |= dev::rf_released;
         return MPI_SUCCESS;
     }
+    // MPI-4.1 §6.12: freeing an active nonblocking collective's request is
+    // erroneous (its buffers and the other processes still depend on it).
+    if (r->kind == dev::req_kind::coll && r->cc != 0)
+        CH4_FAIL(r->c ? reinterpret_cast<MPI_Comm>(r->c->handle) : MPI_COMM_SELF, MPI_ERR_REQUEST,
+                 "the nonblocking collective is still active: complete it (MPI_Wait/MPI_Test) "
+                 "before freeing its request");
     dev::request_release(r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;

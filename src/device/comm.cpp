@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "device/comm.hpp"
 
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "device/comm_create.hpp"
 #include "device/context_id.hpp"
 #include "util/pool_buffer.hpp"
@@ -37,7 +37,7 @@ void comms_init(int world_rank, int world_size) {
     g_self.name = "MPI_COMM_SELF";
 
     context_ids_init();
-    coll_init();
+    coll::init();
     // Collectives stage data in pack buffers; without them they use the heap.
     (void)util::pack_buffers_init();
 }

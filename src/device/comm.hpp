@@ -20,14 +20,16 @@ namespace ch4lite::topo {
 struct topology;  // src/topo/topology.hpp
 }  // namespace ch4lite::topo
 
-namespace ch4lite::dev {
-
 // A communicator's staging segment for collectives on one node
-// (device/coll_stage.hpp); freed with the communicator.
-struct coll_stage;
-struct coll_stage_deleter {
-    void operator()(coll_stage* s) const noexcept;
+// (coll/stage.hpp); freed with the communicator.
+namespace ch4lite::coll {
+struct stage_seg;
+struct stage_deleter {
+    void operator()(stage_seg* s) const noexcept;
 };
+}  // namespace ch4lite::coll
+
+namespace ch4lite::dev {
 
 class comm {
   public:
@@ -44,10 +46,13 @@ class comm {
     // Staging segment, set up (collectively) by the first collective that
     // wants it; null when that failed or was never tried (stage_tried).
     bool stage_tried = false;
-    std::unique_ptr<coll_stage, coll_stage_deleter> stage;
+    std::unique_ptr<coll::stage_seg, coll::stage_deleter> stage;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
     bool reap_busy = false; // freed, and a request still points here (comm_create.cpp)
+    // Collective schedules created on this communicator so far (the tag of
+    // the next one: coll::next_tag; the same count on every member).
+    uint32_t sched_seq = 0;
     // Process topology (src/topo): immutable, shared with dups; null when none.
     std::shared_ptr<const topo::topology> topo;
 

@@ -6,8 +6,8 @@
 #include <new>
 #include <vector>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "device/context_id.hpp"
 #include "device/device.hpp"
 #include "device/request.hpp"
@@ -127,7 +127,7 @@ status comm_split(comm& parent, int color, int key, comm*& out, bool offer) noex
     if (!all) return status::no_mem;  // cannot take part in the exchange
     all[2 * parent.rank] = color;
     all[2 * parent.rank + 1] = key;
-    if (const status s = coll_allgather(all, 2 * sizeof(int), parent); s != status::ok) return s;
+    if (const status s = coll::allgather(all, 2 * sizeof(int), parent); s != status::ok) return s;
     // From here every member reaches the agreement, with or without its group.
     if (!offer) return create_from(parent, nullptr, out);
     try {

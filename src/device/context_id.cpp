@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "dame/type.hpp"
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 
 namespace ch4lite::dev {
 
@@ -24,7 +24,7 @@ void context_ids_init() noexcept {
 }
 
 status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
-    reduction band;
+    coll::reduction band;
     band.id = op_id::band;
     band.t = dame::predefined_type(reinterpret_cast<uintptr_t>(MPI_UINT64_T));
     band.dt = MPI_UINT64_T;
@@ -36,7 +36,7 @@ status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
     uint64_t common[words];
     for (int n : {first_words, words}) {
         const uint64_t* mine = offer ? g_mask : none;
-        if (const status s = coll_allreduce(mine, common, n, band, parent); s != status::ok)
+        if (const status s = coll::allreduce(mine, common, n, band, parent); s != status::ok)
             return s;
         for (int w = 0; w < n; ++w) {
             if (!common[w]) continue;

@@ -20,6 +20,13 @@ void check_launcher() noexcept {
 }
 }  // namespace
 
+int background_progress() noexcept {
+    int n = 0;
+    if (!deferred_empty()) n += deferred_progress();
+    if (g_dev.sched_active != 0) n += coll::sched_progress();
+    return n;
+}
+
 void idle_step(unsigned& idle) noexcept {
     ++idle;
     // A quiet netmod (device.hpp) still gets a poll now and then, so any

@@ -7,7 +7,7 @@
 #include <new>
 #include <vector>
 
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "device/comm_create.hpp"
 #include "topo/topology.hpp"
 
@@ -157,21 +157,21 @@ status exchange_edges(dev::comm& c, int n, const int* sources, const int* degree
             sbuf[fill[static_cast<std::size_t>(s)]++] = {0, d, w};
             sbuf[fill[static_cast<std::size_t>(d)]++] = {1, s, w};
         }
-    if (const status s = dev::coll_alltoall(scount.data(), rcount.data(), sizeof(int64_t), c);
+    if (const status s = coll::alltoall(scount.data(), rcount.data(), sizeof(int64_t), c);
         s != status::ok)
         return s;
     std::vector<std::size_t> roff(p + 1, 0);
     for (std::size_t r = 0; r < p; ++r) roff[r + 1] = roff[r] + static_cast<std::size_t>(rcount[r]);
     std::vector<edge_msg> rbuf(roff[p]);
-    std::vector<dev::cblock> sb(p);
-    std::vector<dev::block> rb(p);
+    std::vector<coll::cblock> sb(p);
+    std::vector<coll::block> rb(p);
     for (std::size_t r = 0; r < p; ++r) {
         sb[r] = {reinterpret_cast<const std::byte*>(sbuf.data() + soff[r]),
                  (soff[r + 1] - soff[r]) * sizeof(edge_msg)};
         rb[r] = {reinterpret_cast<std::byte*>(rbuf.data() + roff[r]),
                  (roff[r + 1] - roff[r]) * sizeof(edge_msg)};
     }
-    if (const status s = dev::coll_alltoallv(sb.data(), rb.data(), c); s != status::ok) return s;
+    if (const status s = coll::alltoallv(sb.data(), rb.data(), c); s != status::ok) return s;
     for (const edge_msg& e : rbuf) {
         if (e.dir == 0) {
             t.out.push_back(e.peer);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Alltoall and Alltoallv.
-//   scattered  blocks below g_coll.alltoall_long: every receive and send
-//              posted at once (up to g_coll.alltoall_window peers at a
+//   scattered  blocks below g_tuning.alltoall_long: every receive and send
+//              posted at once (up to g_tuning.alltoall_window peers at a
 //              time), peers visited in rotated order so no rank is hit by
 //              everyone at the same moment.
 //   pairwise   large blocks: p - 1 exchange steps with rank + i / rank - i,
@@ -10,12 +10,14 @@
 #include <algorithm>
 #include <cstring>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
-#include "device/coll_stage.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
+#include "coll/stage.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -27,7 +29,7 @@ status exchange(const cblock* s, const block* r, bool pairwise, comm& c) noexcep
         return coll::sendrecv(c, s[1 - me].p, s[1 - me].n, 1 - me, r[1 - me].p, r[1 - me].n, 1 - me,
                               coll::tag_alltoall);
     coll::reqs q(c);
-    const int window = pairwise ? 1 : std::clamp(g_coll.alltoall_window, 1, coll::reqs::capacity / 2);
+    const int window = pairwise ? 1 : std::clamp(g_tuning.alltoall_window, 1, coll::reqs::capacity / 2);
     for (int i = 1; i < p; i += window) {
         for (int k = i; k < std::min(p, i + window); ++k) {
             const int src = (me - k + p) % p;
@@ -46,7 +48,7 @@ status exchange(const cblock* s, const block* r, bool pairwise, comm& c) noexcep
 
 }  // namespace
 
-status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexcept {
+status alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexcept {
     const int p = c.size;
     const std::size_t total = static_cast<std::size_t>(p) * n;
     util::scratch copy, desc;
@@ -58,7 +60,7 @@ status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexc
         std::memcpy(t, r, total);
         s = t;
     }
-    if (n >= g_coll.alltoall_stage && n < g_coll.alltoall_stage_max && all_local(c) && stage_usable(c) &&
+    if (n >= g_tuning.alltoall_stage && n < g_tuning.alltoall_stage_max && all_local(c) && stage_usable(c) &&
         stage_box_bytes(c) / static_cast<std::size_t>(p) >= 64 && stage_exchange_now(c))
         return coll::finish(alltoall_staged(s, r, n, c));
     std::byte* d = desc.get(static_cast<std::size_t>(p) * (sizeof(cblock) + sizeof(block)));
@@ -69,10 +71,10 @@ status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexc
         sb[i] = {s + static_cast<std::size_t>(i) * n, n};
         rb[i] = {r + static_cast<std::size_t>(i) * n, n};
     }
-    return coll::finish(exchange(sb, rb, n >= g_coll.alltoall_long, c));
+    return coll::finish(exchange(sb, rb, n >= g_tuning.alltoall_long, c));
 }
 
-status coll_alltoallv(const cblock* sblocks, const block* rblocks, comm& c) noexcept {
+status alltoallv(const cblock* sblocks, const block* rblocks, comm& c) noexcept {
     const int p = c.size;
     std::size_t total = 0, largest = 0;
     for (int i = 0; i < p; ++i) {
@@ -92,7 +94,7 @@ status coll_alltoallv(const cblock* sblocks, const block* rblocks, comm& c) noex
         }
         sblocks = sb;
     }
-    return coll::finish(exchange(sblocks, rblocks, largest >= g_coll.alltoall_long, c));
+    return coll::finish(exchange(sblocks, rblocks, largest >= g_tuning.alltoall_long, c));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cstring>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -71,14 +73,14 @@ status gather_binomial(const void* sbuf, std::byte* rbuf, std::size_t n, int roo
 
 }  // namespace
 
-status coll_gather(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept {
+status gather(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept {
     auto* r = static_cast<std::byte*>(rbuf);
     if (n < binomial_max_block && c.size >= binomial_min_ranks)
         return coll::finish(gather_binomial(sbuf, r, n, root, c));
     return coll::finish(gather_linear(sbuf, r, n, root, c));
 }
 
-status coll_gatherv(const void* sbuf, std::size_t sn, const block* rblocks, int root,
+status gatherv(const void* sbuf, std::size_t sn, const block* rblocks, int root,
                     comm& c) noexcept {
     if (c.rank != root) return coll::finish(coll::send(c, sbuf, sn, root, coll::tag_gather));
     if (sbuf) {
@@ -95,4 +97,4 @@ status coll_gatherv(const void* sbuf, std::size_t sn, const block* rblocks, int 
     return coll::finish(q.wait());
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

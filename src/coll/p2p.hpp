@@ -14,7 +14,10 @@
 #include "device/request.hpp"
 #include "util/status.hpp"
 
-namespace ch4lite::dev::coll {
+namespace ch4lite::coll {
+
+using dev::comm;
+using dev::request;
 
 enum tag : int {
     tag_barrier = 1, tag_bcast, tag_gather, tag_scatter, tag_allgather, tag_alltoall,
@@ -62,4 +65,4 @@ status recv(comm& c, void* buf, std::size_t n, int src, int tag) noexcept;
 status sendrecv(comm& c, const void* sbuf, std::size_t sn, int dst, void* rbuf, std::size_t rn,
                 int src, int tag) noexcept;
 
-}  // namespace ch4lite::dev::coll
+}  // namespace ch4lite::coll

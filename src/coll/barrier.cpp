@@ -2,12 +2,14 @@
 // Barrier: dissemination (Hensgen, Finkel, Manber). In round k every rank
 // signals rank + 2^k and waits for rank - 2^k: ceil(log2 p) rounds of
 // zero-byte messages, for any p, with no root.
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
 
-status coll_barrier(comm& c) noexcept {
+using namespace ch4lite::dev;
+
+status barrier(comm& c) noexcept {
     const int p = c.size, me = c.rank;
     for (int dist = 1; dist < p; dist <<= 1) {
         const status s = coll::sendrecv(c, nullptr, 0, (me + dist) % p, nullptr, 0,
@@ -17,4 +19,4 @@ status coll_barrier(comm& c) noexcept {
     return coll::finish(status::ok);
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "device/coll_stage.hpp"
+#include "coll/stage.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -8,15 +8,17 @@
 #include <new>
 #include <vector>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "device/device.hpp"
 #include "device/progress.hpp"
 #include "shm/ring.hpp"
 #include "shm/segment.hpp"
 #include "util/log.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -79,7 +81,7 @@ std::size_t round_up(std::size_t n) { return (n + page - 1) / page * page; }
 // (so 4 MiB of boxes for 4..32 members); none unless a staged exchange is
 // switched on (the pages are reserved at creation).
 std::size_t box_for(int p) {
-    if (g_coll.allreduce_stage == SIZE_MAX && g_coll.alltoall_stage == SIZE_MAX) return 0;
+    if (g_tuning.allreduce_stage == SIZE_MAX && g_tuning.alltoall_stage == SIZE_MAX) return 0;
     const std::size_t b = (std::size_t{2} << 20) / static_cast<std::size_t>(p);
     return std::clamp<std::size_t>(b / page * page, 64 * 1024, 512 * 1024);
 }
@@ -96,7 +98,7 @@ struct layout {
 
 }  // namespace
 
-struct coll_stage {
+struct stage_seg {
     shm::segment seg;
     slot_hdr* hdr = nullptr;
     fill_ctl* fill = nullptr;
@@ -120,7 +122,7 @@ struct coll_stage {
     int p = 0;
 };
 
-void coll_stage_deleter::operator()(coll_stage* s) const noexcept { delete s; }
+void stage_deleter::operator()(stage_seg* s) const noexcept { delete s; }
 
 bool all_local(comm& c) noexcept {
     if (__builtin_expect(c.all_local < 0, 0)) {
@@ -146,7 +148,7 @@ bool stage_usable(comm& c) noexcept {
     std::vector<info> v(static_cast<std::size_t>(c.size));
     info& mine = v[static_cast<std::size_t>(c.rank)];
     mine = {};
-    std::unique_ptr<coll_stage, coll_stage_deleter> st(new (std::nothrow) coll_stage);
+    std::unique_ptr<stage_seg, stage_deleter> st(new (std::nothrow) stage_seg);
     std::string why = "out of memory";
     status s = st ? status::again : status::no_mem;
     // Round 1: rank 0 creates the segment and tells its name.
@@ -154,12 +156,12 @@ bool stage_usable(comm& c) noexcept {
         s = shm::segment::create_unique(g_dev.boot.job_key(), 'c', layout(c.size).total, st->seg, why);
         if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", st->seg.name().c_str());
     }
-    if (coll_allgather(v.data(), sizeof(info), c) != status::ok) return false;
+    if (allgather(v.data(), sizeof(info), c) != status::ok) return false;
     if (c.rank != 0 && st)
         s = v[0].name[0] ? shm::segment::attach(v[0].name, layout(c.size).total, st->seg, why) : status::io;
     // Round 2: did everybody attach?
     mine.ok = s == status::ok;
-    if (coll_allgather(v.data(), sizeof(info), c) != status::ok) return false;
+    if (allgather(v.data(), sizeof(info), c) != status::ok) return false;
     if (c.rank == 0 && st) st->seg.unlink();
     bool all = true;
     for (const info& i : v) all = all && i.ok;
@@ -184,7 +186,7 @@ bool stage_usable(comm& c) noexcept {
 }
 
 status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
-    coll_stage& s = *c.stage;
+    stage_seg& s = *c.stage;
     const auto readers = static_cast<uint64_t>(c.size - 1);
     // The chunks are the root's: at least one (an empty message too), each
     // carrying the root's size, so a reader that expects another size still
@@ -203,9 +205,9 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
             if (done.load(std::memory_order_acquire) < need)
                 progress_until([&] { return done.load(std::memory_order_acquire) >= need; });
             std::atomic_ref<uint64_t> until(s.fill->stream_until);
-            const auto mode = g_coll.stage_fill;
-            const bool automatic = mode == coll_tuning::fill::automatic;
-            if (mode == coll_tuning::fill::streamed ||
+            const auto mode = g_tuning.stage_fill;
+            const bool automatic = mode == tuning::fill::automatic;
+            if (mode == tuning::fill::streamed ||
                 (automatic && g < until.load(std::memory_order_relaxed))) {
                 if (shm::copy_for_reader(d, buf + off, len, g_dev.shm.stream_min()))
                     shm::stream_fence();  // before the release store
@@ -255,7 +257,7 @@ inline void box_copy(std::byte* dst, const std::byte* src, std::size_t n) noexce
 
 // The end of a staged call: slow copies reported in it send the next
 // slow_calls calls to the point-to-point algorithms.
-void end_call(coll_stage& s) noexcept {
+void end_call(stage_seg& s) noexcept {
     if (s.saw_slow) {
         s.slow_until = s.calls + slow_calls;
         util::verbose("coll: a member's staged exchange copy ran slow: point-to-point for the next %d "
@@ -266,7 +268,7 @@ void end_call(coll_stage& s) noexcept {
 
 // Waits until member r's word at `field` (filled or used) reaches g.
 template <class Field>
-void wait_all(coll_stage& s, Field field, uint64_t g) noexcept {
+void wait_all(stage_seg& s, Field field, uint64_t g) noexcept {
     for (int r = 0; r < s.p; ++r) {
         std::atomic_ref<uint64_t> w(s.x[r].*field);
         if (w.load(std::memory_order_acquire) < g)
@@ -282,14 +284,14 @@ void wait_all(coll_stage& s, Field field, uint64_t g) noexcept {
 // members disagree on it (every member then sees the same disagreement,
 // and all stop after this round).
 template <class Fill, class Consume>
-bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&& consume,
+bool exchange_round(stage_seg& s, int me, uint64_t bytes, Fill&& fill, Consume&& consume,
                     std::size_t fill_bytes = 0, std::size_t read_bytes = 0) noexcept {
     const uint64_t g = ++s.round;
     if (g > 2) wait_all(s, &xline::used, g - 2);
     if (timed_fills() && fill_bytes >= timed_min) {
         if (shm::second_slow_in_a_row(
                 s.x_slow_fills,
-                shm::copy_ran_slow(fill_bytes, g_coll.stage_slow_gbps, [&] { fill(s.box_of(g, me)); })))
+                shm::copy_ran_slow(fill_bytes, g_tuning.stage_slow_gbps, [&] { fill(s.box_of(g, me)); })))
             s.slow_copy = true;
     } else {
         fill(s.box_of(g, me));
@@ -312,7 +314,7 @@ bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&
             same = same && std::atomic_ref<uint64_t>(s.x[r].bytes).load(std::memory_order_relaxed) == bytes;
     const auto read = [&] { consume([&](int r) -> const std::byte* { return s.box_of(g, r); }); };
     if (same && timed_fills() && read_bytes >= timed_min) {
-        if (shm::second_slow_in_a_row(s.x_slow_reads, shm::copy_ran_slow(read_bytes, g_coll.stage_slow_gbps, read)))
+        if (shm::second_slow_in_a_row(s.x_slow_reads, shm::copy_ran_slow(read_bytes, g_tuning.stage_slow_gbps, read)))
             s.slow_copy = true;
     } else if (same) {
         read();
@@ -324,12 +326,12 @@ bool exchange_round(coll_stage& s, int me, uint64_t bytes, Fill&& fill, Consume&
 }  // namespace
 
 bool stage_exchange_now(comm& c) noexcept {
-    coll_stage& s = *c.stage;
+    stage_seg& s = *c.stage;
     return ++s.calls >= s.slow_until;
 }
 
 status alltoall_staged(const std::byte* sbuf, std::byte* rbuf, std::size_t n, comm& c) noexcept {
-    coll_stage& s = *c.stage;
+    stage_seg& s = *c.stage;
     const int p = c.size, me = c.rank;
     const std::size_t me_off = static_cast<std::size_t>(me) * n;
     std::memmove(rbuf + me_off, sbuf + me_off, n);
@@ -366,7 +368,7 @@ status alltoall_staged(const std::byte* sbuf, std::byte* rbuf, std::size_t n, co
 }
 
 status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, comm& c) noexcept {
-    coll_stage& s = *c.stage;
+    stage_seg& s = *c.stage;
     const int p = c.size, me = c.rank;
     const std::size_t elem = op.elem;
     const auto at = [elem](auto* b, int64_t e) { return b + static_cast<std::size_t>(e) * elem; };
@@ -418,4 +420,4 @@ status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, com
     return res;
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

@@ -6,9 +6,9 @@
 //                       and get the result back at the end. Partners always
 //                       hold contiguous runs of ranks, so operands are
 //                       combined lower-ranks-first.
-//   reduce-scatter + allgather (Rabenseifner, device/coll_rsag.hpp) for
-//                       commutative ops from g_coll.allreduce_long bytes.
-//   direct              tiny vectors on few ranks (g_coll.allreduce_direct
+//   reduce-scatter + allgather (Rabenseifner, coll/rsag.hpp) for
+//                       commutative ops from g_tuning.allreduce_long bytes.
+//   direct              tiny vectors on few ranks (g_tuning.allreduce_direct
 //                       bytes, p <= 8): everyone sends its vector to everyone
 //                       in one step and folds the p vectors itself, in rank
 //                       order, so every rank computes the same bits. One
@@ -18,13 +18,15 @@
 #include <cstring>
 #include <utility>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
-#include "device/coll_rsag.hpp"
-#include "device/coll_stage.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
+#include "coll/rsag.hpp"
+#include "coll/stage.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -118,17 +120,17 @@ status allreduce_direct(std::byte* rbuf, int64_t count, const reduction& op, com
 
 }  // namespace
 
-status coll_allreduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+status allreduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
                       comm& c) noexcept {
     auto* r = static_cast<std::byte*>(rbuf);
     const std::size_t bytes = static_cast<std::size_t>(count) * op.elem;
     if (sbuf && bytes) std::memcpy(r, sbuf, bytes);
     if (c.size == 1 || count == 0) return coll::finish(status::ok);
-    if (bytes >= g_coll.allreduce_stage && all_local(c) && stage_usable(c) && op.elem <= stage_box_bytes(c) &&
+    if (bytes >= g_tuning.allreduce_stage && all_local(c) && stage_usable(c) && op.elem <= stage_box_bytes(c) &&
         stage_box_bytes(c) > 0 && stage_exchange_now(c))
         return coll::finish(allreduce_staged(r, count, op, c));
-    if (bytes <= g_coll.allreduce_direct && c.size <= 8) return coll::finish(allreduce_direct(r, count, op, c));
-    if (op.commutative && bytes >= g_coll.allreduce_long && coll::rsag::usable(count, c)) {
+    if (bytes <= g_tuning.allreduce_direct && c.size <= 8) return coll::finish(allreduce_direct(r, count, op, c));
+    if (op.commutative && bytes >= g_tuning.allreduce_long && coll::rsag::usable(count, c)) {
         coll::rsag plan(count, op, c, coll::tag_allreduce);
         if (const status s = plan.reduce_scatter(r); s != status::ok) return coll::finish(s);
         return coll::finish(plan.allgather(r));
@@ -136,4 +138,4 @@ status coll_allreduce(const void* sbuf, void* rbuf, int64_t count, const reducti
     return coll::finish(allreduce_rd(r, count, op, c));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

@@ -23,7 +23,11 @@
 #include "device/op.hpp"
 #include "util/status.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using dev::comm;
+using dev::op_id;
+using dev::user_op;
 
 // One rank's piece of a v-collective, in packed bytes.
 struct block {
@@ -50,44 +54,44 @@ struct reduction {
     status apply(const void* in, void* inout, int64_t n) const noexcept;
 };
 
-status coll_barrier(comm& c) noexcept;
-status coll_bcast(void* buf, std::size_t n, int root, comm& c) noexcept;
+status barrier(comm& c) noexcept;
+status bcast(void* buf, std::size_t n, int root, comm& c) noexcept;
 
 // Gather: each rank's n bytes to rank-order blocks of rbuf at the root;
 // sbuf == nullptr at the root: its block is already in place.
-status coll_gather(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept;
-status coll_gatherv(const void* sbuf, std::size_t sn, const block* rblocks, int root,
+status gather(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept;
+status gatherv(const void* sbuf, std::size_t sn, const block* rblocks, int root,
                     comm& c) noexcept;
 // Scatter: block i of sbuf (root) to rank i; rbuf == nullptr at the root:
 // leave its block in place.
-status coll_scatter(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept;
-status coll_scatterv(const cblock* sblocks, void* rbuf, std::size_t rn, int root,
+status scatter(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept;
+status scatterv(const cblock* sblocks, void* rbuf, std::size_t rn, int root,
                      comm& c) noexcept;
 // Allgather: my block is already at rbuf + rank * n (or blocks[rank]).
-status coll_allgather(void* rbuf, std::size_t n, comm& c) noexcept;
-status coll_allgatherv(const block* blocks, comm& c) noexcept;
+status allgather(void* rbuf, std::size_t n, comm& c) noexcept;
+status allgatherv(const block* blocks, comm& c) noexcept;
 // Alltoall: sbuf == nullptr: in place, rbuf is also the send buffer.
-status coll_alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexcept;
-status coll_alltoallv(const cblock* sblocks, const block* rblocks, comm& c) noexcept;
+status alltoall(const void* sbuf, void* rbuf, std::size_t n, comm& c) noexcept;
+status alltoallv(const cblock* sblocks, const block* rblocks, comm& c) noexcept;
 
 // Reductions over `count` instances. sbuf == nullptr: the input is in rbuf.
-status coll_reduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op, int root,
+status reduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op, int root,
                    comm& c) noexcept;
-status coll_allreduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+status allreduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
                       comm& c) noexcept;
 // counts[i] instances of the result go to rank i; rbuf receives mine. In
 // place: the whole input vector is in rbuf.
-status coll_reduce_scatter(const void* sbuf, void* rbuf, const int64_t* counts,
+status reduce_scatter(const void* sbuf, void* rbuf, const int64_t* counts,
                            const reduction& op, comm& c) noexcept;
-status coll_scan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+status scan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
                  comm& c) noexcept;
 // Rank 0's rbuf is left untouched.
-status coll_exscan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+status exscan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
                    comm& c) noexcept;
 
 // Algorithm switch points (bytes), from CH4LITE_COLL_* at init
 // (docs/collectives.md).
-struct coll_tuning {
+struct tuning {
     std::size_t bcast_long = 128 * 1024;      // scatter + allgather from here (p >= 3)
     std::size_t bcast_flat = SIZE_MAX;        // root to all from here, every rank on the node
     std::size_t bcast_stage = SIZE_MAX;       // through the staging segment from here (same)
@@ -100,14 +104,18 @@ struct coll_tuning {
     std::size_t alltoall_stage = SIZE_MAX;    // staged exchange from here (same) ...
     std::size_t alltoall_stage_max = SIZE_MAX;  // ... for blocks below this
     int alltoall_window = 32;                 // peers in flight in the scattered alltoall
-    // How a staged broadcast's root fills the chunks (coll_stage.cpp):
+    // How a staged broadcast's root fills the chunks (stage_seg.cpp):
     // timed plain copies that turn to streamed ones when slow, or always one.
     enum class fill { automatic, plain, streamed } stage_fill = fill::automatic;
     // A timed copy of a staged exchange slower than this (GB/s) sends the
     // communicator's next calls to the point-to-point algorithms.
     double stage_slow_gbps = 5;
+    // CH4LITE_COLL_BLOCKING=sched: blocking collectives build and run a
+    // schedule (coll/build.hpp) instead of their direct algorithm (a test
+    // switch: the blocking tests then check every schedule builder).
+    bool blocking_sched = false;
 };
-extern coll_tuning g_coll;
-void coll_init() noexcept;
+extern tuning g_tuning;
+void init() noexcept;
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

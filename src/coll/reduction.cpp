@@ -8,10 +8,12 @@
 #include <climits>
 
 #include "dame/dame.hpp"
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -72,4 +74,4 @@ status reduction::apply(const void* in, void* inout, int64_t n) const noexcept {
     return status::ok;
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

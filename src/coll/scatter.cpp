@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
-// Scatter and Scatterv: the mirror images of device/coll_gather.cpp
+// Scatter and Scatterv: the mirror images of device/gather.cpp
 // (binomial for small blocks on p >= 8, else linear; Scatterv linear).
 #include <algorithm>
 #include <cstring>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -71,14 +73,14 @@ status scatter_binomial(const std::byte* sbuf, void* rbuf, std::size_t n, int ro
 
 }  // namespace
 
-status coll_scatter(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept {
+status scatter(const void* sbuf, void* rbuf, std::size_t n, int root, comm& c) noexcept {
     const auto* s = static_cast<const std::byte*>(sbuf);
     if (n < binomial_max_block && c.size >= binomial_min_ranks)
         return coll::finish(scatter_binomial(s, rbuf, n, root, c));
     return coll::finish(scatter_linear(s, rbuf, n, root, c));
 }
 
-status coll_scatterv(const cblock* sblocks, void* rbuf, std::size_t rn, int root,
+status scatterv(const cblock* sblocks, void* rbuf, std::size_t rn, int root,
                      comm& c) noexcept {
     if (c.rank != root) return coll::finish(coll::recv(c, rbuf, rn, root, coll::tag_scatter));
     if (rbuf) {
@@ -95,4 +97,4 @@ status coll_scatterv(const cblock* sblocks, void* rbuf, std::size_t rn, int root
     return coll::finish(q.wait());
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

@@ -6,15 +6,17 @@
 //                       binomial tree, then everyone allgathers them
 //                       (recursive doubling when p is a power of two, else
 //                       a ring). ~2n bytes per rank instead of n log p:
-//                       used from g_coll.bcast_long bytes when p >= 3.
+//                       used from g_tuning.bcast_long bytes when p >= 3.
 #include <algorithm>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
-#include "device/coll_stage.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
+#include "coll/stage.hpp"
 #include "device/device.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -114,15 +116,15 @@ status bcast_scatter_allgather(std::byte* buf, std::size_t n, int root, comm& c)
 
 }  // namespace
 
-status coll_bcast(void* buf, std::size_t n, int root, comm& c) noexcept {
+status bcast(void* buf, std::size_t n, int root, comm& c) noexcept {
     if (c.size == 1) return coll::finish(status::ok);
     auto* b = static_cast<std::byte*>(buf);
-    if (n >= g_coll.bcast_stage && all_local(c) && stage_usable(c))
+    if (n >= g_tuning.bcast_stage && all_local(c) && stage_usable(c))
         return coll::finish(bcast_staged(b, n, root, c));
-    if (n >= g_coll.bcast_flat && all_local(c)) return coll::finish(bcast_flat(b, n, root, c));
-    if (n >= g_coll.bcast_long && c.size >= 3 && n >= static_cast<std::size_t>(c.size))
+    if (n >= g_tuning.bcast_flat && all_local(c)) return coll::finish(bcast_flat(b, n, root, c));
+    if (n >= g_tuning.bcast_long && c.size >= 3 && n >= static_cast<std::size_t>(c.size))
         return coll::finish(bcast_scatter_allgather(b, n, root, c));
     return coll::finish(bcast_binomial(b, n, root, c));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

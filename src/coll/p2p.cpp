@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
-#include "device/coll_p2p.hpp"
+#include "coll/p2p.hpp"
 
 #include <cstdint>
 
 #include "device/p2p.hpp"
 #include "device/progress.hpp"
 
-namespace ch4lite::dev::coll {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 bool g_mismatch = false;
@@ -98,4 +100,4 @@ status sendrecv(comm& c, const void* sbuf, std::size_t sn, int dst, void* rbuf, 
     return q.wait();
 }
 
-}  // namespace ch4lite::dev::coll
+}  // namespace ch4lite::coll

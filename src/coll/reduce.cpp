@@ -6,17 +6,19 @@
 //              every subtree is a contiguous run of ranks, so operands are
 //              combined lower-ranks-first, and rank 0 forwards the result.
 //   reduce-scatter + gather (Rabenseifner), commutative ops from
-//              g_coll.reduce_long bytes: each rank reduces 1/p of the
-//              vector (device/coll_rsag.hpp), the root gathers the pieces.
+//              g_tuning.reduce_long bytes: each rank reduces 1/p of the
+//              vector (coll/rsag.hpp), the root gathers the pieces.
 #include <cstring>
 #include <utility>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
-#include "device/coll_rsag.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
+#include "coll/rsag.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -74,7 +76,7 @@ status reduce_rsag(const void* sbuf, std::byte* rbuf, int64_t count, const reduc
 
 }  // namespace
 
-status coll_reduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op, int root,
+status reduce(const void* sbuf, void* rbuf, int64_t count, const reduction& op, int root,
                    comm& c) noexcept {
     auto* r = static_cast<std::byte*>(rbuf);
     if (c.size == 1) {
@@ -82,9 +84,9 @@ status coll_reduce(const void* sbuf, void* rbuf, int64_t count, const reduction&
         return coll::finish(status::ok);
     }
     const std::size_t bytes = static_cast<std::size_t>(count) * op.elem;
-    if (op.commutative && bytes >= g_coll.reduce_long && coll::rsag::usable(count, c))
+    if (op.commutative && bytes >= g_tuning.reduce_long && coll::rsag::usable(count, c))
         return coll::finish(reduce_rsag(sbuf, r, count, op, root, c));
     return coll::finish(reduce_binomial(sbuf, r, count, op, root, c));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

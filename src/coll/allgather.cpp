@@ -4,16 +4,18 @@
 //                       aligned runs of blocks, in place.
 //   Bruck               other p, small totals: log2 p rounds in a rotated
 //                       temporary, then one unrotation.
-//   ring                large totals (from g_coll.allgather_long bytes) and
+//   ring                large totals (from g_tuning.allgather_long bytes) and
 //                       Allgatherv: p - 1 steps, each block passed on once.
 #include <algorithm>
 #include <cstring>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -65,13 +67,13 @@ status allgather_ring(const block* b, comm& c) noexcept {
 
 }  // namespace
 
-status coll_allgather(void* rbuf, std::size_t n, comm& c) noexcept {
+status allgather(void* rbuf, std::size_t n, comm& c) noexcept {
     const int p = c.size;
     if (p == 1) return coll::finish(status::ok);
     auto* r = static_cast<std::byte*>(rbuf);
     const std::size_t total = static_cast<std::size_t>(p) * n;
-    if ((p & (p - 1)) == 0 && total < g_coll.allgather_long) return coll::finish(allgather_rd(r, n, c));
-    if (total < g_coll.allgather_long) return coll::finish(allgather_bruck(r, n, c));
+    if ((p & (p - 1)) == 0 && total < g_tuning.allgather_long) return coll::finish(allgather_rd(r, n, c));
+    if (total < g_tuning.allgather_long) return coll::finish(allgather_bruck(r, n, c));
     util::scratch tmp;
     auto* b = reinterpret_cast<block*>(tmp.get(static_cast<std::size_t>(p) * sizeof(block)));
     if (!b) return coll::finish(status::no_mem);
@@ -79,9 +81,9 @@ status coll_allgather(void* rbuf, std::size_t n, comm& c) noexcept {
     return coll::finish(allgather_ring(b, c));
 }
 
-status coll_allgatherv(const block* blocks, comm& c) noexcept {
+status allgatherv(const block* blocks, comm& c) noexcept {
     if (c.size == 1) return coll::finish(status::ok);
     return coll::finish(allgather_ring(blocks, c));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <utility>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -52,14 +54,14 @@ status scan_rd(const void* sbuf, std::byte* rbuf, int64_t count, const reduction
 
 }  // namespace
 
-status coll_scan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+status scan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
                  comm& c) noexcept {
     return coll::finish(scan_rd(sbuf, static_cast<std::byte*>(rbuf), count, op, c, false));
 }
 
-status coll_exscan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
+status exscan(const void* sbuf, void* rbuf, int64_t count, const reduction& op,
                    comm& c) noexcept {
     return coll::finish(scan_rd(sbuf, static_cast<std::byte*>(rbuf), count, op, c, true));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

@@ -19,7 +19,9 @@
 #include "device/comm.hpp"
 #include "util/status.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using dev::comm;
 
 // Whether every member of c is on this node (cached in the communicator).
 bool all_local(comm& c) noexcept;
@@ -43,7 +45,7 @@ std::size_t stage_box_bytes(const comm& c) noexcept;
 
 // Whether this call (one the caller found eligible for a staged exchange,
 // the same on every member) takes it: not for a while after a member's
-// timed fill ran slow (coll_stage.cpp, timed fills). Every member calls it
+// timed fill ran slow (stage_seg.cpp, timed fills). Every member calls it
 // for every eligible call, and all get the same answer.
 bool stage_exchange_now(comm& c) noexcept;
 
@@ -57,4 +59,4 @@ status alltoall_staged(const std::byte* sbuf, std::byte* rbuf, std::size_t n, co
 struct reduction;
 status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, comm& c) noexcept;
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

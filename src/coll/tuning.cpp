@@ -12,13 +12,15 @@
 #include <cstdlib>
 #include <limits>
 
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "device/device.hpp"
 #include "util/env.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
 
-coll_tuning g_coll;
+using namespace ch4lite::dev;
+
+tuning g_tuning;
 
 namespace {
 // Bytes, or "never" (also any negative value): the algorithm is not used.
@@ -30,8 +32,8 @@ std::size_t bytes_param(const char* name, std::size_t dflt) {
 }
 }  // namespace
 
-void coll_init() noexcept {
-    coll_tuning d;
+void init() noexcept {
+    tuning d;
     // Oversubscribed nodes (more ranks than cores, device.hpp): a rank waits
     // for a core at every message step, and the receiver-driven single copy
     // of shm rendezvous needs only the reader running. Measured on 2 cores
@@ -42,7 +44,7 @@ void coll_init() noexcept {
     // to every rank at once (bcast_flat): each receiver reads the root's
     // buffer by single copy as soon as it runs, none waits for a parent.
     // Better still, through the communicator's staging segment
-    // (bcast_stage, coll_stage.hpp): plain copies instead of the kernel's
+    // (bcast_stage, stage_seg.hpp): plain copies instead of the kernel's
     // single copy; 3 and 4 ranks on 2 cores, 256 KiB: 28-32 -> 13 us and
     // 53-55 -> 21 us; 1 MiB: 102-105 -> 53-75 and 184-187 -> 76 us. On 2
     // ranks with a core each it lost (32 KiB 2.1 -> 3.7 us), so only here.
@@ -57,7 +59,7 @@ void coll_init() noexcept {
     // With a core per rank, the staged Allreduce and Alltoall from 128 KiB,
     // with timed plain fills and reads that hand the communicator back to
     // the point-to-point algorithms while the vCPUs sit far apart
-    // (coll_stage.cpp; docs/collectives.md, "Staged exchange"). 2 ranks,
+    // (stage_seg.cpp; docs/collectives.md, "Staged exchange"). 2 ranks,
     // fast placement: Allreduce 256 KiB 56-72 -> 39-48 us, 1 MiB 140-162 ->
     // 110-132; Alltoall 256 KiB 27-30 -> 22-25; at 32 KiB both lost.
     d.allreduce_stage = 128 * 1024;
@@ -71,22 +73,22 @@ void coll_init() noexcept {
         d.bcast_long = std::numeric_limits<std::size_t>::max();
         d.alltoall_long = std::numeric_limits<std::size_t>::max();
     }
-    g_coll.bcast_long = bytes_param("CH4LITE_COLL_BCAST_LONG", d.bcast_long);
-    g_coll.bcast_flat = bytes_param("CH4LITE_COLL_BCAST_FLAT", d.bcast_flat);
-    g_coll.bcast_stage = bytes_param("CH4LITE_COLL_BCAST_STAGE", d.bcast_stage);
-    g_coll.allreduce_long = bytes_param("CH4LITE_COLL_ALLREDUCE_LONG", d.allreduce_long);
-    g_coll.allreduce_stage = bytes_param("CH4LITE_COLL_ALLREDUCE_STAGE", d.allreduce_stage);
-    g_coll.allreduce_direct = bytes_param("CH4LITE_COLL_ALLREDUCE_DIRECT", d.allreduce_direct);
-    g_coll.reduce_long = bytes_param("CH4LITE_COLL_REDUCE_LONG", d.reduce_long);
-    g_coll.allgather_long = bytes_param("CH4LITE_COLL_ALLGATHER_LONG", d.allgather_long);
-    g_coll.alltoall_long = bytes_param("CH4LITE_COLL_ALLTOALL_LONG", d.alltoall_long);
-    g_coll.alltoall_stage = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE", d.alltoall_stage);
-    g_coll.alltoall_stage_max = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE_MAX", d.alltoall_stage_max);
+    g_tuning.bcast_long = bytes_param("CH4LITE_COLL_BCAST_LONG", d.bcast_long);
+    g_tuning.bcast_flat = bytes_param("CH4LITE_COLL_BCAST_FLAT", d.bcast_flat);
+    g_tuning.bcast_stage = bytes_param("CH4LITE_COLL_BCAST_STAGE", d.bcast_stage);
+    g_tuning.allreduce_long = bytes_param("CH4LITE_COLL_ALLREDUCE_LONG", d.allreduce_long);
+    g_tuning.allreduce_stage = bytes_param("CH4LITE_COLL_ALLREDUCE_STAGE", d.allreduce_stage);
+    g_tuning.allreduce_direct = bytes_param("CH4LITE_COLL_ALLREDUCE_DIRECT", d.allreduce_direct);
+    g_tuning.reduce_long = bytes_param("CH4LITE_COLL_REDUCE_LONG", d.reduce_long);
+    g_tuning.allgather_long = bytes_param("CH4LITE_COLL_ALLGATHER_LONG", d.allgather_long);
+    g_tuning.alltoall_long = bytes_param("CH4LITE_COLL_ALLTOALL_LONG", d.alltoall_long);
+    g_tuning.alltoall_stage = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE", d.alltoall_stage);
+    g_tuning.alltoall_stage_max = bytes_param("CH4LITE_COLL_ALLTOALL_STAGE_MAX", d.alltoall_stage_max);
     const char* f = util::env_str("CH4LITE_COLL_STAGE_FILL", "auto");
     if (strcasecmp(f, "plain") == 0)
-        g_coll.stage_fill = coll_tuning::fill::plain;
+        g_tuning.stage_fill = tuning::fill::plain;
     else if (strcasecmp(f, "stream") == 0)
-        g_coll.stage_fill = coll_tuning::fill::streamed;
+        g_tuning.stage_fill = tuning::fill::streamed;
     else if (strcasecmp(f, "auto") != 0)
         std::fprintf(stderr, "ch4lite: ignoring CH4LITE_COLL_STAGE_FILL=%s: not auto, plain or stream\n", f);
     {
@@ -96,10 +98,17 @@ void coll_init() noexcept {
         if (*v && (end == v || *end || !(gbps > 0)))
             std::fprintf(stderr, "ch4lite: ignoring CH4LITE_COLL_STAGE_SLOW=%s: not a positive number\n", v);
         else
-            g_coll.stage_slow_gbps = gbps;
+            g_tuning.stage_slow_gbps = gbps;
     }
-    g_coll.alltoall_window = static_cast<int>(
+    {
+        const char* b = util::env_str("CH4LITE_COLL_BLOCKING", "direct");
+        if (strcasecmp(b, "sched") == 0)
+            g_tuning.blocking_sched = true;
+        else if (strcasecmp(b, "direct") != 0)
+            std::fprintf(stderr, "ch4lite: ignoring CH4LITE_COLL_BLOCKING=%s: not direct or sched\n", b);
+    }
+    g_tuning.alltoall_window = static_cast<int>(
         std::clamp<int64_t>(util::env_int("CH4LITE_COLL_ALLTOALL_WINDOW", d.alltoall_window), 1, 32));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

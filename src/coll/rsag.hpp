@@ -13,10 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev::coll {
+namespace ch4lite::coll {
 
 class rsag {
   public:
@@ -46,4 +46,4 @@ class rsag {
     util::scratch tmp_;
 };
 
-}  // namespace ch4lite::dev::coll
+}  // namespace ch4lite::coll

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-#include "device/coll_rsag.hpp"
+#include "coll/rsag.hpp"
 
 #include <bit>
 
-#include "device/coll_p2p.hpp"
+#include "coll/p2p.hpp"
 
-namespace ch4lite::dev::coll {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 rsag::rsag(int64_t count, const reduction& op, comm& c, int tag) noexcept
     : count_(count), op_(op), c_(c), tag_(tag) {
@@ -95,4 +97,4 @@ status rsag::gather(std::byte* work, int root) noexcept {
     return q.wait();
 }
 
-}  // namespace ch4lite::dev::coll
+}  // namespace ch4lite::coll

@@ -4,15 +4,17 @@
 //             piece destined to r + i and folds in its own piece from r - i;
 //             p - 1 steps, each piece sent once.
 //   reduce + scatterv  short vectors and non-commutative ops: a rank-order
-//             Reduce to rank 0 (device/coll_reduce.cpp), then Scatterv.
+//             Reduce to rank 0 (device/reduce.cpp), then Scatterv.
 #include <algorithm>
 #include <cstring>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "util/pool_buffer.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
 
 namespace {
 
@@ -38,7 +40,7 @@ status rs_pairwise(const std::byte* in, std::byte* rbuf, const int64_t* counts,
 
 }  // namespace
 
-status coll_reduce_scatter(const void* sbuf, void* rbuf, const int64_t* counts,
+status reduce_scatter(const void* sbuf, void* rbuf, const int64_t* counts,
                            const reduction& op, comm& c) noexcept {
     const int p = c.size, me = c.rank;
     auto* r = static_cast<std::byte*>(rbuf);
@@ -62,11 +64,11 @@ status coll_reduce_scatter(const void* sbuf, void* rbuf, const int64_t* counts,
         if (bytes && r != in) std::memcpy(r, in, bytes);
         return coll::finish(status::ok);
     }
-    if (op.commutative && bytes >= g_coll.allreduce_long)
+    if (op.commutative && bytes >= g_tuning.allreduce_long)
         return coll::finish(rs_pairwise(in, r, counts, disps, op, c));
     std::byte* whole = nullptr;
     if (me == 0 && !(whole = stot.get(bytes))) return coll::finish(status::no_mem);
-    if (const status s = coll_reduce(in, whole, total, op, 0, c); s != status::ok) return coll::finish(s);
+    if (const status s = reduce(in, whole, total, op, 0, c); s != status::ok) return coll::finish(s);
     util::scratch sb;
     cblock* blocks = nullptr;
     if (me == 0) {
@@ -76,7 +78,7 @@ status coll_reduce_scatter(const void* sbuf, void* rbuf, const int64_t* counts,
             blocks[i] = {whole + static_cast<std::size_t>(disps[i]) * op.elem,
                          static_cast<std::size_t>(counts[i]) * op.elem};
     }
-    return coll::finish(coll_scatterv(blocks, r, static_cast<std::size_t>(counts[me]) * op.elem, 0, c));
+    return coll::finish(scatterv(blocks, r, static_cast<std::size_t>(counts[me]) * op.elem, 0, c));
 }
 
-}  // namespace ch4lite::dev
+}  // namespace ch4lite::coll

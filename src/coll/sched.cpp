@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+#include "coll/sched.hpp"
+
+#include <cstring>
+#include <new>
+
+#include "dame/dame.hpp"
+#include "device/device.hpp"
+#include "device/p2p.hpp"
+#include "device/progress.hpp"
+
+namespace ch4lite::coll {
+
+using namespace ch4lite::dev;
+
+namespace {
+// Running schedules, oldest first.
+sched* g_head = nullptr;
+sched* g_tail = nullptr;
+// A poll is under way: a user op (reduce step) that calls MPI must not
+// re-enter it.
+bool g_polling = false;
+}  // namespace
+
+int next_tag(comm& c) noexcept {
+    constexpr uint32_t span = static_cast<uint32_t>(dev::tag_ub) + 1 - sched_tag_min;
+    return sched_tag_min + static_cast<int>(c.sched_seq++ % span);
+}
+
+sched::sched(comm& c, int tag) noexcept : c_(c), cur_(&c), tag_(tag) {}
+
+sched::~sched() {
+    for (const rec& s : steps_)
+        if ((s.k == kind::pack || s.k == kind::unpack) && s.t) s.t->release();
+    if (op_.t) op_.t->release();
+}
+
+step sched::add(kind k, const void* src, void* dst, int64_t n, int peer, const dame::type* t,
+                deps d) noexcept {
+    if (committed_) {  // a builder bug: never silently run half a schedule
+        oom_ = true;
+        return -1;
+    }
+    const auto id = static_cast<step>(steps_.size());
+    try {
+        const auto dep0 = static_cast<int32_t>(deps_.size());
+        if (fence_ >= 0) deps_.push_back(fence_);
+        for (const step x : d)
+            if (x >= 0 && x < id && x != fence_) deps_.push_back(x);
+        steps_.push_back(rec{k, waiting, static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)),
+                             dep0, cur_, src, dst, n, peer, t, nullptr});
+    } catch (const std::bad_alloc&) {
+        oom_ = true;
+        return -1;
+    }
+    if (t && (k == kind::pack || k == kind::unpack)) t->retain();
+    return id;
+}
+
+step sched::send(const void* buf, std::size_t n, int peer, deps d) noexcept {
+    return add(kind::send, buf, nullptr, static_cast<int64_t>(n), peer, nullptr, d);
+}
+step sched::recv(void* buf, std::size_t n, int peer, deps d) noexcept {
+    return add(kind::recv, nullptr, buf, static_cast<int64_t>(n), peer, nullptr, d);
+}
+step sched::reduce(const void* in, void* inout, int64_t count, deps d) noexcept {
+    return add(kind::reduce, in, inout, count, 0, nullptr, d);
+}
+step sched::copy(const void* src, void* dst, std::size_t n, deps d) noexcept {
+    return add(kind::copy, src, dst, static_cast<int64_t>(n), 0, nullptr, d);
+}
+step sched::pack(const void* user, int64_t count, const dame::type& t, void* stream, deps d) noexcept {
+    return add(kind::pack, user, stream, count, 0, &t, d);
+}
+step sched::unpack(const void* stream, void* user, int64_t count, const dame::type& t, deps d) noexcept {
+    return add(kind::unpack, stream, user, count, 0, &t, d);
+}
+step sched::nop(deps d) noexcept { return add(kind::nop, nullptr, nullptr, 0, 0, nullptr, d); }
+
+step sched::fence() noexcept {
+    // A fence right after a fence (or at the start) adds nothing.
+    if (since_ == static_cast<step>(steps_.size())) return fence_;
+    try {
+        const auto dep0 = static_cast<int32_t>(deps_.size());
+        // The steps since the last fence (each waits for that fence).
+        for (step x = since_; x < static_cast<step>(steps_.size()); ++x) deps_.push_back(x);
+        const auto id = static_cast<step>(steps_.size());
+        steps_.push_back(rec{kind::nop, waiting,
+                             static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)), dep0,
+                             cur_, nullptr, nullptr, 0, 0, nullptr, nullptr});
+        fence_ = id;
+        since_ = id + 1;
+        return id;
+    } catch (const std::bad_alloc&) {
+        oom_ = true;
+        return -1;
+    }
+}
+
+void sched::set_op(const reduction& op) noexcept {
+    if (op_.t) op_.t->release();
+    op_ = op;
+    if (op.user) {
+        uop_ = *op.user;
+        op_.user = &uop_;
+    }
+    if (op_.t) op_.t->retain();
+}
+
+std::byte* sched::scratch(std::size_t n) noexcept {
+    try {
+        scratch_.emplace_back(new std::byte[n ? n : 1]);
+        return scratch_.back().get();
+    } catch (const std::bad_alloc&) {
+        oom_ = true;
+        return nullptr;
+    }
+}
+
+std::byte* sched::user_stream(const void* buf, int64_t count, const dame::type& t, bool load) noexcept {
+    const auto n = static_cast<std::size_t>(count * t.size());
+    if (t.contiguous() || n == 0)
+        return const_cast<std::byte*>(static_cast<const std::byte*>(buf)) + (n ? t.true_lb() : 0);
+    std::byte* p = scratch(n);
+    if (p && load) pack(buf, count, t, p);
+    return p;
+}
+
+void sched::user_store(const std::byte* stream, void* buf, int64_t count, const dame::type& t) noexcept {
+    const auto n = static_cast<std::size_t>(count * t.size());
+    if (t.contiguous() || n == 0) return;
+    fence();
+    unpack(stream, buf, count, t);
+}
+
+status sched::commit() noexcept {
+    if (oom_) return status::no_mem;
+    committed_ = true;
+    return status::ok;
+}
+
+// ---- running
+
+bool sched::issue(rec& s) noexcept {
+    switch (s.k) {
+        case kind::send: {
+            comm& c = *s.c;
+            const auto n = static_cast<std::size_t>(s.n);
+            // An eager-sized message to a local peer goes out at once.
+            if (send_direct(c.ctx_coll(), s.src, n, c, s.peer, tag_)) {
+                s.state = done;
+                return true;
+            }
+            request* r = nullptr;
+            const status st = isend_on(c.ctx_coll(), s.src, n, c, s.peer, tag_, false, r);
+            if (st != status::ok) break;
+            s.req = r;
+            s.state = running_;
+            if (r->cc == 0) finish(s);
+            return true;
+        }
+        case kind::recv: {
+            comm& c = *s.c;
+            request* r = nullptr;
+            const status st = irecv_on(c.ctx_coll(), s.dst, static_cast<std::size_t>(s.n), c, s.peer, tag_, r);
+            if (st != status::ok) break;
+            s.req = r;
+            s.state = running_;
+            if (r->cc == 0) finish(s);
+            return true;
+        }
+        case kind::reduce: {
+            const status st = op_.apply(s.src, s.dst, s.n);
+            if (st != status::ok) {
+                if (result_ == status::ok) result_ = st;
+                stop_ = true;
+            }
+            s.state = done;
+            return true;
+        }
+        case kind::copy:
+            if (s.n && s.src != s.dst) std::memmove(s.dst, s.src, static_cast<std::size_t>(s.n));
+            s.state = done;
+            return true;
+        case kind::pack:
+            if (s.n) dame::pack(*s.t, s.src, s.n, s.dst);
+            s.state = done;
+            return true;
+        case kind::unpack:
+            if (s.n) dame::unpack(*s.t, s.dst, s.n, s.src);
+            s.state = done;
+            return true;
+        case kind::nop: s.state = done; return true;
+    }
+    // Posting failed (no request, no memory): nothing more is issued.
+    if (result_ == status::ok) result_ = status::no_mem;
+    stop_ = true;
+    return false;
+}
+
+void sched::finish(rec& s) noexcept {
+    request* r = s.req;
+    const status st = r->result;
+    if (s.k == kind::recv &&
+        (st == status::truncated || (st == status::ok && r->bytes != static_cast<std::size_t>(s.n))))
+        mismatch_ = true;
+    else if (st != status::ok && result_ == status::ok)
+        result_ = st;
+    request_release(r);
+    s.req = nullptr;
+    s.state = done;
+}
+
+int sched::poll() noexcept {
+    int changed = 0;
+    const std::size_t n = steps_.size();
+    bool prefix = true;  // every step before i is done
+    for (std::size_t i = lo_; i < n; ++i) {
+        rec& s = steps_[i];
+        if (s.state == running_) {
+            if (s.req->cc == 0) {
+                finish(s);
+                ++changed;
+            }
+        } else if (s.state == waiting && !stop_) {
+            bool ready = true;
+            for (uint16_t k = 0; k < s.ndeps; ++k)
+                if (steps_[static_cast<std::size_t>(deps_[static_cast<std::size_t>(s.dep0) + k])].state != done) {
+                    ready = false;
+                    break;
+                }
+            if (ready) {
+                issue(s);
+                ++changed;
+            }
+        }
+        if (prefix && s.state == done)
+            lo_ = i + 1;
+        else
+            prefix = false;
+    }
+    return changed;
+}
+
+bool sched::over() const noexcept {
+    if (lo_ == steps_.size()) return true;
+    if (!stop_) return false;
+    // A failure: over once nothing is in flight.
+    for (std::size_t i = lo_; i < steps_.size(); ++i)
+        if (steps_[i].state == running_) return false;
+    return true;
+}
+
+void sched::complete() noexcept {
+    request* r = req_;
+    req_ = nullptr;
+    status st = result_;
+    if (st == status::ok && mismatch_) st = status::truncated;
+    r->result = st;
+    request_complete(r);
+}
+
+void sched::start(request* r) noexcept {
+    req_ = r;
+    r->src_rank = MPI_ANY_SOURCE;
+    r->tag = MPI_ANY_TAG;
+    r->bytes = 0;
+    lo_ = 0;
+    result_ = status::ok;
+    mismatch_ = false;
+    stop_ = false;
+    for (rec& s : steps_) {
+        s.state = waiting;
+        s.req = nullptr;
+    }
+    const bool nested = g_polling;
+    g_polling = true;
+    poll();
+    g_polling = nested;
+    if (over()) {
+        complete();
+        return;
+    }
+    prev_ = g_tail;
+    next_ = nullptr;
+    (g_tail ? g_tail->next_ : g_head) = this;
+    g_tail = this;
+    ++g_dev.sched_active;
+}
+
+int sched_progress() noexcept {
+    if (g_polling) return 0;
+    g_polling = true;
+    int changed = 0;
+    for (sched* s = g_head; s;) {
+        sched* next = s->next_;
+        changed += s->poll();
+        if (s->over()) {
+            (s->prev_ ? s->prev_->next_ : g_head) = s->next_;
+            (s->next_ ? s->next_->prev_ : g_tail) = s->prev_;
+            --g_dev.sched_active;
+            s->complete();  // may delete s (the request owned it and was released)
+        }
+        s = next;
+    }
+    g_polling = false;
+    return changed;
+}
+
+request* coll_request(comm& c) noexcept {
+    request* r = request_alloc(req_kind::coll, 1);
+    if (r) r->c = &c;
+    return r;
+}
+
+status launch(std::unique_ptr<sched> s, request*& out) noexcept {
+    if (const status st = s->commit(); st != status::ok) return st;
+    request* r = coll_request(s->owner());
+    if (!r) return status::no_mem;
+    sched* p = s.release();
+    r->ext = p;
+    out = r;
+    p->start(r);
+    return status::ok;
+}
+
+status run(sched& s) noexcept {
+    if (const status st = s.commit(); st != status::ok) return st;
+    request* r = coll_request(s.owner());
+    if (!r) return status::no_mem;
+    s.start(r);
+    wait(r);
+    const status st = r->result;
+    request_release(r);
+    return st;
+}
+
+}  // namespace ch4lite::coll
