@@ -27,6 +27,9 @@ int topo_parent(const char* fn, MPI_Comm comm, dev::comm*& c) noexcept {
     CH4_REQUIRE_INIT_IN(fn);
     c = lookup_comm(comm);
     if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
+    if (c->is_inter())
+        CH4_FAIL_IN(fn, comm, MPI_ERR_COMM,
+                    "an intercommunicator cannot have a topology: an intracommunicator is needed");
     return MPI_SUCCESS;
 }
 

@@ -31,6 +31,18 @@ struct stage_deleter {
 
 namespace ch4lite::dev {
 
+// What an intercommunicator has beyond an intracommunicator
+// (device/intercomm.hpp); freed with it.
+struct inter_state;
+struct inter_deleter {
+    void operator()(inter_state* s) const noexcept;
+};
+
+// An intercommunicator is a comm whose `map` and `size` are those of the
+// remote group (point-to-point ranks name remote processes, so the send and
+// receive paths are the intracommunicator's, unchanged) while `rank` is my
+// rank in the local group; `inter` holds the local group and an
+// intracommunicator over it.
 class comm {
   public:
     uintptr_t handle = 0;   // the MPI_Comm value users hold
@@ -55,11 +67,17 @@ class comm {
     uint32_t sched_seq = 0;
     // Process topology (src/topo): immutable, shared with dups; null when none.
     std::shared_ptr<const topo::topology> topo;
+    // Intercommunicator state; null for an intracommunicator.
+    std::unique_ptr<inter_state, inter_deleter> inter;
+    // An intercommunicator's local communicator points to its intercommunicator
+    // (a request on it keeps the intercommunicator alive); null otherwise.
+    comm* owner = nullptr;
 
     uint32_t ctx_p2p() const noexcept { return context_id << 1; }
     uint32_t ctx_coll() const noexcept { return (context_id << 1) | 1u; }
     int lpid(int r) const noexcept { return map.lpid(r); }
     bool predefined() const noexcept { return context_id < 2; }
+    bool is_inter() const noexcept { return inter != nullptr; }
 };
 
 // The predefined communicators (valid between MPI_Init and MPI_Finalize).

@@ -10,6 +10,7 @@
 #include "coll/p2p.hpp"
 #include "device/context_id.hpp"
 #include "device/device.hpp"
+#include "device/intercomm.hpp"
 #include "device/request.hpp"
 #include "util/pool_buffer.hpp"
 
@@ -30,7 +31,9 @@ void reap() noexcept {
     if (g_graveyard.empty()) return;
     for (comm* c : g_graveyard) c->reap_busy = false;
     request_pool().for_each_in_use([](const request* r) {
-        if (r->c && r->c->refs == 0) r->c->reap_busy = true;
+        comm* c = r->c;
+        if (c && c->owner) c = c->owner;  // an intercommunicator's local communicator
+        if (c && c->refs == 0) c->reap_busy = true;
     });
     std::erase_if(g_graveyard, [](comm* c) {
         if (c->reap_busy) return false;
@@ -107,9 +110,13 @@ void comm_discard(comm* c) noexcept {
     delete c;
 }
 
-group comm_group(const comm& c) { return group(c.map, c.lpid(c.rank)); }
+group comm_group(const comm& c) {
+    if (c.is_inter()) return group(c.inter->local->map, g_world.rank);  // lpid = world rank
+    return group(c.map, c.lpid(c.rank));
+}
 
 status comm_dup(comm& parent, comm*& out, bool offer) noexcept {
+    if (parent.is_inter()) return intercomm_dup(parent, out, offer);
     const group g = comm_group(parent);  // shares the map: no allocation
     const status s = create_from(parent, offer ? &g : nullptr, out);
     if (s == status::ok && out) out->topo = parent.topo;  // MPI: a dup keeps the topology
@@ -145,6 +152,7 @@ status comm_split(comm& parent, int color, int key, comm*& out, bool offer) noex
 
 void comm_release(comm* c) noexcept {
     if (c->predefined() || --c->refs > 0) return;
+    // An intercommunicator's local communicator goes with it (inter_deleter).
     comm_table().erase(c->handle);
     c->attrs.clear();
     --g_live;
@@ -154,7 +162,13 @@ void comm_release(comm* c) noexcept {
 
 int comm_compare(const comm& a, const comm& b) noexcept {
     if (&a == &b) return MPI_IDENT;
-    const int g = group_compare(comm_group(a), comm_group(b));
+    if (a.is_inter() != b.is_inter()) return MPI_UNEQUAL;
+    int g = group_compare(comm_group(a), comm_group(b));
+    if (a.is_inter()) {  // both groups count (MPI-4.1 §7.4.1)
+        const int r = group_compare(comm_remote_group(a), comm_remote_group(b));
+        if (r == MPI_UNEQUAL || g == MPI_UNEQUAL) return MPI_UNEQUAL;
+        if (r == MPI_SIMILAR) g = MPI_SIMILAR;
+    }
     return g == MPI_IDENT ? MPI_CONGRUENT : g;
 }
 

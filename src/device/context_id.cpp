@@ -17,7 +17,7 @@ uint64_t g_mask[words];
 
 void context_ids_init() noexcept {
     std::memset(g_mask, 0xff, sizeof g_mask);
-    g_mask[0] &= ~uint64_t{3};
+    g_mask[0] &= ~uint64_t{0xf};  // world, self, the bridges
     // The last id is reserved: its collective context (0xffff) carries the
     // device's direct tagged data of large native messages (typed.hpp).
     g_mask[words - 1] &= ~(uint64_t{1} << 63);
@@ -50,7 +50,21 @@ status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
 }
 
 void context_id_release(uint32_t id) noexcept {
-    if (id >= 2 && id < max_context_ids - 1) g_mask[id / 64] |= uint64_t{1} << (id % 64);
+    if (id >= 4 && id < max_context_ids - 1) g_mask[id / 64] |= uint64_t{1} << (id % 64);
+}
+
+void context_id_mask(uint64_t* out, int words, bool offer) noexcept {
+    for (int w = 0; w < words; ++w) out[w] = offer ? g_mask[w] : 0;
+}
+
+bool context_id_take(const uint64_t* common, int words, uint32_t* ids, int n) noexcept {
+    int found = 0;
+    for (int w = 0; w < words && found < n; ++w)
+        for (uint64_t m = common[w]; m && found < n; m &= m - 1)
+            ids[found++] = static_cast<uint32_t>(w * 64 + std::countr_zero(m));
+    if (found < n) return false;
+    for (int i = 0; i < n; ++i) g_mask[ids[i] / 64] &= ~(uint64_t{1} << (ids[i] % 64));
+    return true;
 }
 
 int context_ids_free() noexcept {

@@ -14,7 +14,13 @@
 
 namespace ch4lite::dev {
 
-// All ids free except MPI_COMM_WORLD's (0) and MPI_COMM_SELF's (1).
+// Ids 2 and 3 carry the agreements of constructors that have no parent
+// communicator to talk on (device/group_comm.hpp): never allocated.
+inline constexpr uint32_t bridge_context_id = 2;
+inline constexpr uint32_t bridge_groups_context_id = 3;
+
+// All ids free except MPI_COMM_WORLD's (0), MPI_COMM_SELF's (1) and the
+// bridges' (2, 3).
 void context_ids_init() noexcept;
 // Collective over `parent`. status::exhausted when no id is free on every
 // member (32765 communicators live, or a member offered none). A member
@@ -22,6 +28,16 @@ void context_ids_init() noexcept;
 // new object) offers none, so every member fails alike.
 status context_id_allocate(comm& parent, uint32_t& id, bool offer = true) noexcept;
 void context_id_release(uint32_t id) noexcept;
+
+// For agreements over other process sets (intercommunicators, groups): the
+// process's free-id mask ...
+inline constexpr int context_mask_words = static_cast<int>(max_context_ids / 64);
+// ... its first `words` words (all zero when offer is false), ...
+void context_id_mask(uint64_t* out, int words, bool offer) noexcept;
+// ... and, once every member's masks are ANDed, the n lowest ids of the
+// result, marked used here (they are free here: this mask was in the AND).
+// False (nothing taken) when fewer than n are set.
+bool context_id_take(const uint64_t* common, int words, uint32_t* ids, int n) noexcept;
 // Ids free on this process.
 int context_ids_free() noexcept;
 
