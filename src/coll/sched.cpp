@@ -161,6 +161,11 @@ bool sched::issue(rec& s) noexcept {
         }
         case kind::recv: {
             comm& c = *s.c;
+            if (lazy_recv(c, s.peer, static_cast<std::size_t>(s.n))) {
+                s.state = polling;
+                take(s);
+                return true;
+            }
             request* r = nullptr;
             const status st = irecv_on(c.ctx_coll(), s.dst, static_cast<std::size_t>(s.n), c, s.peer, tag_, r);
             if (st != status::ok) break;
@@ -198,6 +203,48 @@ bool sched::issue(rec& s) noexcept {
     return false;
 }
 
+// Small receives from peers on this node are not posted: the message is
+// taken from the unexpected queue (where progress puts it: no receive
+// matches) when a poll finds it there, the way a blocking receive takes it
+// (dev::recv_direct). No request, no posted-queue entry: a persistent
+// Allreduce of a few bytes then costs about what the blocking one does.
+// Only on the device-matching path (the netmod matches otherwise) and up
+// to the unexpected queue's inline payload (a larger one would be copied
+// to the heap first). Order is kept: the tag is the schedule's, and two
+// receives of one schedule from one peer are ordered (sched.hpp), so the
+// first matching message is this step's.
+bool sched::lazy_recv(const comm& c, int peer, std::size_t n) noexcept {
+    if constexpr (native_tagged) {
+        if (!g_dev.device_matching) return false;
+    }
+    return n <= unexpected_msg::inline_bytes && g_dev.shm.local(c.lpid(peer));
+}
+
+bool sched::take(rec& s) noexcept {
+    comm& c = *s.c;
+    const auto n = static_cast<std::size_t>(s.n);
+    direct_recv got;
+    switch (am_take_unexpected_eager(c.ctx_coll(), s.peer, tag_, s.dst, n, got)) {
+        case direct_take::taken:
+            if (got.bytes != n) mismatch_ = true;
+            s.state = done;
+            return true;
+        case direct_take::none: return false;
+        case direct_take::other: break;  // a rendezvous or too long: the request path
+    }
+    request* r = nullptr;
+    if (irecv_on(c.ctx_coll(), s.dst, n, c, s.peer, tag_, r) != status::ok) {
+        if (result_ == status::ok) result_ = status::no_mem;
+        stop_ = true;
+        s.state = done;
+        return true;
+    }
+    s.req = r;
+    s.state = running_;
+    if (r->cc == 0) finish(s);
+    return true;
+}
+
 void sched::finish(rec& s) noexcept {
     request* r = s.req;
     const status st = r->result;
@@ -222,6 +269,8 @@ int sched::poll() noexcept {
                 finish(s);
                 ++changed;
             }
+        } else if (s.state == polling) {
+            if (take(s)) ++changed;
         } else if (s.state == waiting && !stop_) {
             bool ready = true;
             for (uint16_t k = 0; k < s.ndeps; ++k)
@@ -247,7 +296,7 @@ bool sched::over() const noexcept {
     if (!stop_) return false;
     // A failure: over once nothing is in flight.
     for (std::size_t i = lo_; i < steps_.size(); ++i)
-        if (steps_[i].state == running_) return false;
+        if (steps_[i].state == running_ || steps_[i].state == polling) return false;
     return true;
 }
 

@@ -139,7 +139,9 @@ class sched : public dev::request_ext {
   private:
     friend int sched_progress() noexcept;
     enum class kind : uint8_t { send, recv, reduce, copy, pack, unpack, nop };
-    enum : uint8_t { waiting, running_, done };
+    // polling: a small receive from a peer on this node, taken from the
+    // unexpected queue when it arrives, without a request (sched.cpp).
+    enum : uint8_t { waiting, running_, polling, done };
     struct rec {
         kind k;
         uint8_t state;
@@ -160,6 +162,8 @@ class sched : public dev::request_ext {
     int poll() noexcept;
     bool issue(rec& s) noexcept;   // false: could not start (failure noted)
     void finish(rec& s) noexcept;  // s's request completed
+    bool take(rec& s) noexcept;    // a polling receive: true when done or posted
+    static bool lazy_recv(const comm& c, int peer, std::size_t n) noexcept;
     bool over() const noexcept;    // every step done, or failed and nothing in flight
     void complete() noexcept;      // completes req_ with the result
 
