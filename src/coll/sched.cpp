@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "coll/sched.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -48,7 +49,7 @@ step sched::add(kind k, const void* src, void* dst, int64_t n, int peer, const d
         for (const step x : d)
             if (x >= 0 && x < id && x != fence_) deps_.push_back(x);
         steps_.push_back(rec{k, waiting, static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)),
-                             dep0, cur_, src, dst, n, peer, t, nullptr});
+                             dep0, cur_, src, dst, n, peer, t, nullptr, nullptr});
     } catch (const std::bad_alloc&) {
         oom_ = true;
         return -1;
@@ -77,6 +78,29 @@ step sched::unpack(const void* stream, void* user, int64_t count, const dame::ty
 }
 step sched::nop(deps d) noexcept { return add(kind::nop, nullptr, nullptr, 0, 0, nullptr, d); }
 
+step sched::call(call_fn fn, void* arg, deps d) noexcept {
+    const step id = add(kind::call, nullptr, arg, 0, 0, nullptr, d);
+    if (id >= 0) steps_[static_cast<std::size_t>(id)].fn = fn;
+    return id;
+}
+
+void sched::rewind(step first) noexcept {
+    if (in_call_ < 0 || first < 0 || first > in_call_) {  // not from a call step: a bug
+        if (result_ == status::ok) result_ = status::intern;
+        stop_ = true;
+        return;
+    }
+    for (step i = first; i < in_call_; ++i)
+        if (steps_[static_cast<std::size_t>(i)].state != done) {  // still in flight: cannot repeat
+            if (result_ == status::ok) result_ = status::intern;
+            stop_ = true;
+            return;
+        }
+    for (step i = first; i <= in_call_; ++i) steps_[static_cast<std::size_t>(i)].state = waiting;
+    lo_ = std::min(lo_, static_cast<std::size_t>(first));
+    rewound_ = true;
+}
+
 step sched::fence() noexcept {
     // A fence right after a fence (or at the start) adds nothing.
     if (since_ == static_cast<step>(steps_.size())) return fence_;
@@ -87,7 +111,7 @@ step sched::fence() noexcept {
         const auto id = static_cast<step>(steps_.size());
         steps_.push_back(rec{kind::nop, waiting,
                              static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)), dep0,
-                             cur_, nullptr, nullptr, 0, 0, nullptr, nullptr});
+                             cur_, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr});
         fence_ = id;
         since_ = id + 1;
         return id;
@@ -196,6 +220,18 @@ bool sched::issue(rec& s) noexcept {
             s.state = done;
             return true;
         case kind::nop: s.state = done; return true;
+        case kind::call: {
+            in_call_ = static_cast<step>(&s - steps_.data());
+            rewound_ = false;
+            const status st = s.fn(*this, s.dst);
+            in_call_ = -1;
+            if (st != status::ok) {
+                if (result_ == status::ok) result_ = st;
+                stop_ = true;
+            }
+            if (!rewound_) s.state = done;
+            return true;
+        }
     }
     // Posting failed (no request, no memory): nothing more is issued.
     if (result_ == status::ok) result_ = status::no_mem;
