@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "coll/sched.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -48,7 +49,7 @@ step sched::add(kind k, const void* src, void* dst, int64_t n, int peer, const d
         for (const step x : d)
             if (x >= 0 && x < id && x != fence_) deps_.push_back(x);
         steps_.push_back(rec{k, waiting, static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)),
-                             dep0, cur_, src, dst, n, peer, t, nullptr});
+                             dep0, cur_, src, dst, n, peer, t, nullptr, nullptr});
     } catch (const std::bad_alloc&) {
         oom_ = true;
         return -1;
@@ -77,6 +78,29 @@ step sched::unpack(const void* stream, void* user, int64_t count, const dame::ty
 }
 step sched::nop(deps d) noexcept { return add(kind::nop, nullptr, nullptr, 0, 0, nullptr, d); }
 
+step sched::call(call_fn fn, void* arg, deps d) noexcept {
+    const step id = add(kind::call, nullptr, arg, 0, 0, nullptr, d);
+    if (id >= 0) steps_[static_cast<std::size_t>(id)].fn = fn;
+    return id;
+}
+
+void sched::rewind(step first) noexcept {
+    if (in_call_ < 0 || first < 0 || first > in_call_) {  // not from a call step: a bug
+        if (result_ == status::ok) result_ = status::intern;
+        stop_ = true;
+        return;
+    }
+    for (step i = first; i < in_call_; ++i)
+        if (steps_[static_cast<std::size_t>(i)].state != done) {  // still in flight: cannot repeat
+            if (result_ == status::ok) result_ = status::intern;
+            stop_ = true;
+            return;
+        }
+    for (step i = first; i <= in_call_; ++i) steps_[static_cast<std::size_t>(i)].state = waiting;
+    lo_ = std::min(lo_, static_cast<std::size_t>(first));
+    rewound_ = true;
+}
+
 step sched::fence() noexcept {
     // A fence right after a fence (or at the start) adds nothing.
     if (since_ == static_cast<step>(steps_.size())) return fence_;
@@ -87,7 +111,7 @@ step sched::fence() noexcept {
         const auto id = static_cast<step>(steps_.size());
         steps_.push_back(rec{kind::nop, waiting,
                              static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)), dep0,
-                             cur_, nullptr, nullptr, 0, 0, nullptr, nullptr});
+                             cur_, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr});
         fence_ = id;
         since_ = id + 1;
         return id;
@@ -161,6 +185,11 @@ bool sched::issue(rec& s) noexcept {
         }
         case kind::recv: {
             comm& c = *s.c;
+            if (lazy_recv(c, s.peer, static_cast<std::size_t>(s.n))) {
+                s.state = polling;
+                take(s);
+                return true;
+            }
             request* r = nullptr;
             const status st = irecv_on(c.ctx_coll(), s.dst, static_cast<std::size_t>(s.n), c, s.peer, tag_, r);
             if (st != status::ok) break;
@@ -191,11 +220,65 @@ bool sched::issue(rec& s) noexcept {
             s.state = done;
             return true;
         case kind::nop: s.state = done; return true;
+        case kind::call: {
+            in_call_ = static_cast<step>(&s - steps_.data());
+            rewound_ = false;
+            const status st = s.fn(*this, s.dst);
+            in_call_ = -1;
+            if (st != status::ok) {
+                if (result_ == status::ok) result_ = st;
+                stop_ = true;
+            }
+            if (!rewound_) s.state = done;
+            return true;
+        }
     }
     // Posting failed (no request, no memory): nothing more is issued.
     if (result_ == status::ok) result_ = status::no_mem;
     stop_ = true;
     return false;
+}
+
+// Small receives from peers on this node are not posted: the message is
+// taken from the unexpected queue (where progress puts it: no receive
+// matches) when a poll finds it there, the way a blocking receive takes it
+// (dev::recv_direct). No request, no posted-queue entry: a persistent
+// Allreduce of a few bytes then costs about what the blocking one does.
+// Only on the device-matching path (the netmod matches otherwise) and up
+// to the unexpected queue's inline payload (a larger one would be copied
+// to the heap first). Order is kept: the tag is the schedule's, and two
+// receives of one schedule from one peer are ordered (sched.hpp), so the
+// first matching message is this step's.
+bool sched::lazy_recv(const comm& c, int peer, std::size_t n) noexcept {
+    if constexpr (native_tagged) {
+        if (!g_dev.device_matching) return false;
+    }
+    return n <= unexpected_msg::inline_bytes && g_dev.shm.local(c.lpid(peer));
+}
+
+bool sched::take(rec& s) noexcept {
+    comm& c = *s.c;
+    const auto n = static_cast<std::size_t>(s.n);
+    direct_recv got;
+    switch (am_take_unexpected_eager(c.ctx_coll(), s.peer, tag_, s.dst, n, got)) {
+        case direct_take::taken:
+            if (got.bytes != n) mismatch_ = true;
+            s.state = done;
+            return true;
+        case direct_take::none: return false;
+        case direct_take::other: break;  // a rendezvous or too long: the request path
+    }
+    request* r = nullptr;
+    if (irecv_on(c.ctx_coll(), s.dst, n, c, s.peer, tag_, r) != status::ok) {
+        if (result_ == status::ok) result_ = status::no_mem;
+        stop_ = true;
+        s.state = done;
+        return true;
+    }
+    s.req = r;
+    s.state = running_;
+    if (r->cc == 0) finish(s);
+    return true;
 }
 
 void sched::finish(rec& s) noexcept {
@@ -222,6 +305,8 @@ int sched::poll() noexcept {
                 finish(s);
                 ++changed;
             }
+        } else if (s.state == polling) {
+            if (take(s)) ++changed;
         } else if (s.state == waiting && !stop_) {
             bool ready = true;
             for (uint16_t k = 0; k < s.ndeps; ++k)
@@ -247,7 +332,7 @@ bool sched::over() const noexcept {
     if (!stop_) return false;
     // A failure: over once nothing is in flight.
     for (std::size_t i = lo_; i < steps_.size(); ++i)
-        if (steps_[i].state == running_) return false;
+        if (steps_[i].state == running_ || steps_[i].state == polling) return false;
     return true;
 }
 

@@ -100,6 +100,18 @@ class sched : public dev::request_ext {
                 deps d = {}) noexcept;
     // Waits for its dependencies only (joins branches of the DAG).
     step nop(deps d = {}) noexcept;
+    // A local decision between rounds (MPICH's schedule callbacks): fn(s,
+    // arg) runs once when the dependencies are done, inside a poll, never
+    // re-entrantly. ok: the step is done; another status: the schedule
+    // fails with it (as a failed send would).
+    using call_fn = status (*)(sched& s, void* arg) noexcept;
+    step call(call_fn fn, void* arg, deps d = {}) noexcept;
+    // Only from inside a call step's fn: steps [first, that call step] run
+    // again (they must all be done: put a fence before the call); the call
+    // step itself counts as not done, so it runs again after them. The
+    // messages of the repeated steps use the same tag, so every process
+    // must repeat alike (decide from data all of them have).
+    void rewind(step first) noexcept;
     // The round separator (see above); returns its id.
     step fence() noexcept;
 
@@ -138,8 +150,10 @@ class sched : public dev::request_ext {
 
   private:
     friend int sched_progress() noexcept;
-    enum class kind : uint8_t { send, recv, reduce, copy, pack, unpack, nop };
-    enum : uint8_t { waiting, running_, done };
+    enum class kind : uint8_t { send, recv, reduce, copy, pack, unpack, nop, call };
+    // polling: a small receive from a peer on this node, taken from the
+    // unexpected queue when it arrives, without a request (sched.cpp).
+    enum : uint8_t { waiting, running_, polling, done };
     struct rec {
         kind k;
         uint8_t state;
@@ -152,6 +166,7 @@ class sched : public dev::request_ext {
         int peer;
         const dame::type* t;
         dev::request* req;
+        call_fn fn;       // call steps (arg in dst)
     };
     step add(kind k, const void* src, void* dst, int64_t n, int peer, const dame::type* t,
              deps d) noexcept;
@@ -160,6 +175,8 @@ class sched : public dev::request_ext {
     int poll() noexcept;
     bool issue(rec& s) noexcept;   // false: could not start (failure noted)
     void finish(rec& s) noexcept;  // s's request completed
+    bool take(rec& s) noexcept;    // a polling receive: true when done or posted
+    static bool lazy_recv(const comm& c, int peer, std::size_t n) noexcept;
     bool over() const noexcept;    // every step done, or failed and nothing in flight
     void complete() noexcept;      // completes req_ with the result
 
@@ -181,6 +198,8 @@ class sched : public dev::request_ext {
     status result_ = status::ok;   // first failure
     bool mismatch_ = false;
     bool stop_ = false;            // a failure: issue nothing more
+    step in_call_ = -1;            // the call step whose fn runs now
+    bool rewound_ = false;         // ... and it called rewind()
     sched* prev_ = nullptr;        // in the list of running schedules
     sched* next_ = nullptr;
 };
