@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init (algorithms: coll/barrier.cpp,
 // the dissemination schedule in coll/build_basic.cpp).
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -13,6 +14,7 @@ int barrier(const char* fn, form f, MPI_Comm comm, MPI_Info info, MPI_Request* r
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
+    if (c->is_inter()) return inter_barrier(fn, f, comm, *c, request);
     if (f == form::blocking && !blocking_sched()) {
         if (const status s = ch4lite::coll::barrier(*c); s != status::ok) return fail(fn, comm, s);
         return MPI_SUCCESS;

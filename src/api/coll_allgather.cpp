@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 #include "dame/dame.hpp"
@@ -55,7 +56,7 @@ int allgather(const char* fn, form f, const void* sendbuf, int64_t scount, MPI_D
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_allgather(fn, f, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, *c, request);
     const int p = c->size, me = c->rank;
     const dame::type *rt = nullptr, *st = nullptr;
     COLL_TRY(check_buf(fn, comm, "recvbuf", recvbuf, rcount, rdt, rt));
@@ -95,7 +96,7 @@ int allgatherv(const char* fn, form f, const void* sendbuf, int64_t scount, MPI_
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_allgatherv(fn, f, sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, comm, *c, request);
     const int p = c->size, me = c->rank;
     COLL_TRY(check_counts(fn, comm, "recvcounts", rcounts, p));
     if (!displs) COLL_FAIL(MPI_ERR_ARG, "displs is NULL");

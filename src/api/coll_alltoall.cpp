@@ -4,6 +4,7 @@
 // result (sendcount/sendtype are ignored). MPI_Alltoallw: api/coll_alltoallw.cpp.
 #include <climits>
 
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -18,7 +19,7 @@ int alltoall(const char* fn, form f, const void* sendbuf, int64_t scount, MPI_Da
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_alltoall(fn, f, sendbuf, scount, sdt, recvbuf, rcount, rdt, comm, *c, request);
     const int p = c->size;
     const dame::type *rt = nullptr, *st = nullptr;
     COLL_TRY(check_buf(fn, comm, "recvbuf", recvbuf, rcount, rdt, rt));
@@ -65,7 +66,7 @@ int alltoallv(const char* fn, form f, const void* sendbuf, const C* scounts, con
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_alltoallv(fn, f, sendbuf, scounts, sdispls, sdt, recvbuf, rcounts, rdispls, rdt, comm, *c, request);
     const int p = c->size, me = c->rank;
     COLL_TRY(check_counts(fn, comm, "recvcounts", rcounts, p));
     if (!rdispls) COLL_FAIL(MPI_ERR_ARG, "rdispls is NULL");

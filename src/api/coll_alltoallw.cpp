@@ -5,6 +5,7 @@
 // memory itself for a contiguous type, else a scratch block the schedule
 // packs / unpacks. MPI_IN_PLACE as sendbuf: recvbuf holds the data to send
 // (sendcounts, sdispls and sendtypes are ignored).
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "api/datatype_handles.hpp"
 #include "coll/build.hpp"
@@ -50,7 +51,7 @@ int alltoallw(const char* fn, form f, const void* sendbuf, const C* scounts, con
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_alltoallw(fn, f, sendbuf, scounts, sdispls, stypes, recvbuf, rcounts, rdispls, rtypes, comm, *c, request);
     const int p = c->size, me = c->rank;
     const bool inplace = in_place(sendbuf);
     util::scratch tt;

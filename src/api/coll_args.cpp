@@ -14,7 +14,6 @@ int check_comm(const char* fn, MPI_Comm comm, dev::comm*& out) noexcept {
     CH4_REQUIRE_INIT_IN(fn);
     out = lookup_comm(comm);
     if (!out) COLL_FAIL(MPI_ERR_COMM, "invalid communicator");
-    if (out->is_inter()) COLL_FAIL(MPI_ERR_COMM, "collectives on intercommunicators: not yet");
     return MPI_SUCCESS;
 }
 

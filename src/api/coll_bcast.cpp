@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // MPI_Bcast, MPI_Ibcast, MPI_Bcast_init (and _c).
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -13,7 +14,7 @@ int bcast(const char* fn, form f, void* buf, int64_t count, MPI_Datatype dt, int
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_bcast(fn, f, buf, count, dt, root, comm, *c, request);
     COLL_TRY(check_root(fn, comm, *c, root));
     const dame::type* t = nullptr;
     COLL_TRY(check_buf(fn, comm, "buffer", buf, count, dt, t));

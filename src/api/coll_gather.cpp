@@ -3,6 +3,7 @@
 // as sendbuf at the root: its block is already in recvbuf.
 #include <climits>
 
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -32,7 +33,7 @@ int gather(const char* fn, form f, const void* sendbuf, int64_t scount, MPI_Data
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_gather(fn, f, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, *c, request);
     COLL_TRY(check_root(fn, comm, *c, root));
     const int p = c->size;
     const bool am_root = c->rank == root, inplace = in_place(sendbuf);
@@ -87,7 +88,7 @@ int gatherv(const char* fn, form f, const void* sendbuf, int64_t scount, MPI_Dat
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_gatherv(fn, f, sendbuf, scount, sdt, recvbuf, rcounts, displs, rdt, root, comm, *c, request);
     COLL_TRY(check_root(fn, comm, *c, root));
     const int p = c->size;
     const bool am_root = c->rank == root, inplace = in_place(sendbuf);

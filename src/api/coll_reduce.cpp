@@ -2,6 +2,7 @@
 // MPI_Reduce, MPI_Allreduce, MPI_Scan, MPI_Exscan: blocking, nonblocking
 // (MPI_I...) and persistent (..._init), and _c. MPI_IN_PLACE as sendbuf:
 // the input is in recvbuf (Reduce: at the root only).
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -18,7 +19,12 @@ int reduction_call(const char* fn, form f, kind k, const void* sendbuf, void* re
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) {
+        if (k == kind::scan || k == kind::exscan)
+            COLL_FAIL(MPI_ERR_COMM, "not defined on an intercommunicator (MPI-4.1 §6.11)");
+        return inter_reduce(fn, f, k == kind::allreduce, sendbuf, recvbuf, count, dt, op, root, comm,
+                            *c, request);
+    }
     if (k == kind::reduce) COLL_TRY(check_root(fn, comm, *c, root));
     const bool has_result = k != kind::reduce || c->rank == root;
     const bool inplace = in_place(sendbuf);

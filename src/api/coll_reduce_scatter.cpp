@@ -3,6 +3,7 @@
 // (MPI_I...) and persistent (..._init), and _c. MPI_IN_PLACE as sendbuf:
 // the whole input vector is in recvbuf, which receives this process's
 // piece at its start.
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -61,7 +62,7 @@ int reduce_scatter_v(const char* fn, form f, const void* sendbuf, void* recvbuf,
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_reduce_scatter(fn, f, sendbuf, recvbuf, rcounts, 0, dt, op, comm, *c, request);
     COLL_TRY(check_counts(fn, comm, "recvcounts", rcounts, c->size));
     util::scratch sc;
     auto* counts = reinterpret_cast<int64_t*>(sc.get(static_cast<std::size_t>(c->size) * sizeof(int64_t)));
@@ -76,7 +77,7 @@ int reduce_scatter_block(const char* fn, form f, const void* sendbuf, void* recv
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_reduce_scatter(fn, f, sendbuf, recvbuf, static_cast<const int*>(nullptr), rcount, dt, op, comm, *c, request);
     if (rcount < 0)
         COLL_FAIL(MPI_ERR_COUNT, "invalid recvcount %lld: must be >= 0", static_cast<long long>(rcount));
     util::scratch sc;

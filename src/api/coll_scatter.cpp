@@ -3,6 +3,7 @@
 // MPI_IN_PLACE as recvbuf at the root: its block stays in sendbuf.
 #include <climits>
 
+#include "api/coll_inter.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -32,7 +33,7 @@ int scatter(const char* fn, form f, const void* sendbuf, int64_t scount, MPI_Dat
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_scatter(fn, f, sendbuf, scount, sdt, recvbuf, rcount, rdt, root, comm, *c, request);
     COLL_TRY(check_root(fn, comm, *c, root));
     const int p = c->size;
     const bool am_root = c->rank == root, inplace = in_place(recvbuf);
@@ -80,7 +81,7 @@ int scatterv(const char* fn, form f, const void* sendbuf, const C* scounts, cons
     dev::comm* c = nullptr;
     COLL_TRY(check_comm(fn, comm, c));
     COLL_TRY(check_form(fn, comm, f, info, request));
-    /* intercommunicator forms: topo-inter */
+    if (c->is_inter()) return inter_scatterv(fn, f, sendbuf, scounts, displs, sdt, recvbuf, rcount, rdt, root, comm, *c, request);
     COLL_TRY(check_root(fn, comm, *c, root));
     const int p = c->size;
     const bool am_root = c->rank == root, inplace = in_place(recvbuf);

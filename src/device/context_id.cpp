@@ -13,7 +13,20 @@ namespace {
 constexpr int words = max_context_ids / 64;
 constexpr int first_words = 8;
 uint64_t g_mask[words];
+int g_offers = 0;  // blocking agreements waiting for their AND (offer_scope)
 }  // namespace
+
+offer_scope::offer_scope() noexcept { ++g_offers; }
+offer_scope::~offer_scope() { --g_offers; }
+bool context_id_offers_pending() noexcept { return g_offers > 0; }
+
+bool context_id_reserve(uint32_t id) noexcept {
+    if (id >= max_context_ids) return false;
+    const uint64_t bit = uint64_t{1} << (id % 64);
+    if (!(g_mask[id / 64] & bit)) return false;
+    g_mask[id / 64] &= ~bit;
+    return true;
+}
 
 void context_ids_init() noexcept {
     std::memset(g_mask, 0xff, sizeof g_mask);
@@ -34,6 +47,7 @@ status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
     // Every member sees the same result, so all take the same branch.
     static constexpr uint64_t none[words] = {};
     uint64_t common[words];
+    const offer_scope busy;  // a nonblocking agreement must not take what we offer
     for (int n : {first_words, words}) {
         const uint64_t* mine = offer ? g_mask : none;
         if (const status s = coll::allreduce(mine, common, n, band, parent); s != status::ok)

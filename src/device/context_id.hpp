@@ -38,6 +38,22 @@ void context_id_mask(uint64_t* out, int words, bool offer) noexcept;
 // result, marked used here (they are free here: this mask was in the AND).
 // False (nothing taken) when fewer than n are set.
 bool context_id_take(const uint64_t* common, int words, uint32_t* ids, int n) noexcept;
+
+// Nonblocking agreements (MPI_Comm_idup, device/comm_idup.cpp) pick an id
+// from a common mask while other work goes on, then check that every member
+// could still reserve it. A blocking agreement that has offered its mask and
+// waits for the AND must not see one of those ids taken meanwhile: it marks
+// itself (offer_scope), and a nonblocking one that finds any in flight
+// declines to reserve (and retries).
+struct offer_scope {
+    offer_scope() noexcept;
+    ~offer_scope();
+    offer_scope(const offer_scope&) = delete;
+    offer_scope& operator=(const offer_scope&) = delete;
+};
+bool context_id_offers_pending() noexcept;
+// Reserves `id` if it is free here (true), for a nonblocking agreement.
+bool context_id_reserve(uint32_t id) noexcept;
 // Ids free on this process.
 int context_ids_free() noexcept;
 

@@ -110,6 +110,7 @@ status comm_create_group(const group& g, int tag, uint32_t ctx, MPI_Errhandler e
     uint64_t common[context_mask_words];
     uint32_t id = 0;
     bool got = false;
+    const offer_scope busy;
     // Most programs keep few communicators: the first 512 ids first.
     for (int words : {8, context_mask_words}) {
         context_id_mask(common, words, offer);

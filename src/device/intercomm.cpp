@@ -61,6 +61,7 @@ status agree_ids(comm& local, int leader, const channel& ch, uint32_t* ids, int 
                  bool offer) noexcept {
     const coll::reduction band = band_u64();
     uint64_t mine[context_mask_words], theirs[context_mask_words];
+    const offer_scope busy;
     for (int words : {8, context_mask_words}) {
         context_id_mask(mine, words, offer);
         if (const status s = coll::allreduce(nullptr, mine, words, band, local); s != status::ok)

@@ -77,6 +77,19 @@ int main(int argc, char** argv) {
     int sum = 0;
     EXPECT(MPI_Scan(&x, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM, "MPI_Scan");
     EXPECT(MPI_Exscan(&x, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM, "MPI_Exscan");
+    /* collectives: roots, MPI_IN_PLACE */
+    int buf[4] = {0, 0, 0, 0};
+    EXPECT(MPI_Bcast(buf, 1, MPI_INT, remote_n(), ic), MPI_ERR_ROOT, "MPI_Bcast");
+    EXPECT(MPI_Reduce(buf, buf + 1, 1, MPI_INT, MPI_SUM, -7, ic), MPI_ERR_ROOT, "MPI_Reduce");
+    EXPECT(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_BUFFER, "MPI_Allreduce");
+    EXPECT(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, ic), MPI_ERR_BUFFER, "MPI_Allgather");
+    MPI_Request rq;
+    EXPECT(MPI_Igather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_ROOT - 1, ic, &rq), MPI_ERR_ROOT, "MPI_Igather");
+    EXPECT(MPI_Neighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, ic), MPI_ERR_TOPOLOGY,
+           "MPI_Neighbor_allgather");
+    EXPECT(MPI_Comm_idup(ic, &c, NULL), MPI_ERR_ARG, "MPI_Comm_idup");
+    EXPECT(MPI_Comm_idup_with_info(ic, (MPI_Info)(intptr_t)0x4242, &c, &rq), MPI_ERR_INFO,
+           "MPI_Comm_idup_with_info");
     MPI_Win w;
     EXPECT(MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, ic, &w), MPI_ERR_COMM, "MPI_Win_create");
     /* MPI_Comm_create on an intercommunicator: a group outside the local group */

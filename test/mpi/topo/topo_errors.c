@@ -154,6 +154,27 @@ int main(int argc, char** argv) {
     EXPECT(MPI_Dist_graph_neighbors_count(graph, &r, &s, &d), MPI_ERR_TOPOLOGY,
            "MPI_Dist_graph_neighbors_count");
 
+    /* neighbourhood collectives */
+    int nb[16], nr[16];
+    MPI_Request rq;
+    EXPECT(MPI_Neighbor_alltoall(nb, 1, MPI_INT, nr, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_TOPOLOGY,
+           "MPI_Neighbor_alltoall");
+    EXPECT(MPI_Ineighbor_allgather(nb, 1, MPI_INT, nr, 1, MPI_INT, MPI_COMM_WORLD, &rq), MPI_ERR_TOPOLOGY,
+           "MPI_Ineighbor_allgather");
+    EXPECT(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, nr, 1, MPI_INT, cart), MPI_ERR_BUFFER,
+           "MPI_Neighbor_alltoall");
+    EXPECT(MPI_Neighbor_allgather(nb, -1, MPI_INT, nr, 1, MPI_INT, cart), MPI_ERR_COUNT,
+           "MPI_Neighbor_allgather");
+    EXPECT(MPI_Neighbor_alltoall(nb, 1, MPI_DATATYPE_NULL, nr, 1, MPI_INT, graph), MPI_ERR_TYPE,
+           "MPI_Neighbor_alltoall");
+    int negc[4] = {1, -1, 1, 1}, zd[4] = {0, 0, 0, 0};
+    EXPECT(MPI_Neighbor_alltoallv(nb, negc, zd, MPI_INT, nr, negc, zd, MPI_INT, cart), MPI_ERR_COUNT,
+           "MPI_Neighbor_alltoallv");
+    EXPECT(MPI_Ineighbor_alltoall(nb, 1, MPI_INT, nr, 1, MPI_INT, cart, NULL), MPI_ERR_ARG,
+           "MPI_Ineighbor_alltoall");
+    EXPECT(MPI_Neighbor_alltoall_init(nb, 1, MPI_INT, nr, 1, MPI_INT, cart, (MPI_Info)(intptr_t)0x4242, &rq),
+           MPI_ERR_INFO, "MPI_Neighbor_alltoall_init");
+
     /* still usable: a collective on each topology communicator */
     int sum = 0;
     CHECK_MPI(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, cart));
