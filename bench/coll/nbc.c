@@ -20,6 +20,13 @@
  */
 #include "bench.h"
 
+/* Open MPI 4.1 (MPI 3.1) has the MPI-4 persistent collectives as the
+ * pcollreq extension, under the MPIX_ prefix. */
+#if defined(OPEN_MPI) && MPI_VERSION < 4
+#include <mpi-ext.h>
+#define MPI_Allreduce_init MPIX_Allreduce_init
+#endif
+
 enum { IALLREDUCE, IBCAST, IALLTOALL };
 static const char *const names[] = {"iallreduce", "ibcast", "ialltoall"};
 

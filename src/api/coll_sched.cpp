@@ -13,21 +13,30 @@ namespace ch4lite::api {
 
 namespace {
 
+// The activation request is allocated once, with the recipe, and re-armed
+// at every MPI_Start: a start allocates nothing.
 struct coll_recipe : persistent {
-    coll_recipe() noexcept : persistent(persist_kind::coll) {}
+    coll_recipe() noexcept : persistent(persist_kind::coll) { owns_inner = true; }
+    ~coll_recipe() override {
+        if (act) dev::request_release(act);  // complete (inactive): freed now
+    }
     std::unique_ptr<ch4lite::coll::sched> s;
+    dev::request* act = nullptr;
 };
 
 }  // namespace
 
 int start_coll(const char* func, dev::request* r, persistent& base) noexcept {
     auto& p = static_cast<coll_recipe&>(base);
-    dev::request* inner = ch4lite::coll::coll_request(p.s->owner());
-    if (!inner) CH4_FAIL_IN(func, p.comm, MPI_ERR_NO_MEM, "request pool exhausted");
-    p.inner = inner;
+    dev::request* a = p.act;
+    a->cc = 1;
+    a->flags = 0;
+    a->result = status::ok;
+    p.inner = a;
     p.active = true;
     (void)r;
-    p.s->start(inner);
+    (void)func;
+    p.s->start(a);
     return MPI_SUCCESS;
 }
 
@@ -67,6 +76,12 @@ int issue(const char* fn, MPI_Comm comm, form f, std::unique_ptr<ch4lite::coll::
             auto* p = new (std::nothrow) coll_recipe;
             if (!p) return fail(fn, comm, status::no_mem);
             dev::comm& c = s->owner();
+            p->act = ch4lite::coll::coll_request(c);
+            if (!p->act) {
+                delete p;
+                return fail(fn, comm, status::no_mem);
+            }
+            p->act->cc = 0;  // inactive
             p->s = std::move(s);
             p->comm = comm;
             dev::request* r = persistent_alloc(p);

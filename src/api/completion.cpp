@@ -7,6 +7,7 @@
 
 #include "api/p2p_common.hpp"
 #include "api/persistent.hpp"
+#include "coll/sched.hpp"
 #include "device/progress.hpp"
 
 
@@ -38,7 +39,7 @@ int settle(const char* func, dev::request* u, MPI_Status* st, MPI_Comm& comm, bo
         p->inner = nullptr;
         p->active = false;
         MPI_Comm c = p->comm;
-        const int code = api::settle_request(func, w, st, c);
+        const int code = api::settle_request(func, w, st, c, !p->owns_inner);
         return code;
     }
     keep = false;
@@ -89,7 +90,10 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
     if (!u) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
     if (dev::request* w = api::wait_target(u)) {
         if (blocking) {
-            dev::wait(w);
+            if (w->kind == dev::req_kind::coll)
+                coll::wait(w);  // schedules polled first (coll/sched.hpp)
+            else
+                dev::wait(w);
         } else if (w->cc != 0) {
             dev::progress();
             if (w->cc != 0) {

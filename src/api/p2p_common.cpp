@@ -178,6 +178,11 @@ int recv_checked(const char* func, dev::comm& c, MPI_Comm comm, void* buf, int64
 }
 
 int settle_request(const char* func, dev::request* r, MPI_Status* st, MPI_Comm& comm) noexcept {
+    return settle_request(func, r, st, comm, true);
+}
+
+int settle_request(const char* func, dev::request* r, MPI_Status* st, MPI_Comm& comm,
+                   bool release) noexcept {
     fill_status(st, r);
     const status result = r->result;
     comm = r->c ? reinterpret_cast<MPI_Comm>(r->c->handle) : MPI_COMM_SELF;
@@ -185,7 +190,7 @@ int settle_request(const char* func, dev::request* r, MPI_Status* st, MPI_Comm& 
     const std::size_t bytes = r->bytes;
     const std::size_t cap = r->capacity;
     const bool coll = r->kind == dev::req_kind::coll;
-    dev::request_release(r);
+    if (release) dev::request_release(r);
     if (result == status::ok) return MPI_SUCCESS;
     if (coll) {  // a collective's schedule (coll/sched.hpp)
         if (result == status::truncated)

@@ -34,6 +34,9 @@ struct persistent : dev::request_ext {
     bool active = false;           // started and not yet returned by a completion function
     dev::request* inner = nullptr; // the current activation (while active)
     MPI_Comm comm = MPI_COMM_NULL; // for errors (and the operation's communicator)
+    // The activation is the recipe's own request, re-armed at every start
+    // (collectives: api/coll_sched.cpp): completion leaves it allocated.
+    bool owns_inner = false;
 };
 
 // The persistent recipe of a request, or nullptr when r is another kind.

@@ -205,26 +205,38 @@ void allreduce_rd(sched& s, std::byte* rbuf, int64_t count) noexcept {
     if (res != rbuf) s.copy(res, rbuf, bytes);
 }
 
-void allreduce_direct(sched& s, std::byte* rbuf, int64_t count) noexcept {
+// Every rank sends its vector to every other and folds the p vectors in
+// rank order: x0 op (x1 op (... op x_{p-1})), the same bits everywhere.
+// sbuf == nullptr: in place. The fold runs in rbuf, starting from x_{p-1}:
+// received straight into rbuf when that is another rank's and rbuf holds
+// no input, so on 2 ranks rank 0 makes no copy at all. rbuf is written
+// only after the fence, so it can be sent from in place.
+void allreduce_direct(sched& s, const std::byte* sbuf, std::byte* rbuf, int64_t count) noexcept {
     const comm& c = s.owner();
-    const int p = c.size, me = c.rank;
+    const int p = c.size, me = c.rank, last = p - 1;
     const std::size_t bytes = static_cast<std::size_t>(count) * s.op().elem;
-    std::byte* all = s.scratch(at(p, bytes));  // vector of rank r at r * bytes
+    std::byte* all = s.scratch(at(p, bytes));  // received vector of rank r at r * bytes
     if (!all) return;
-    s.copy(rbuf, all + at(me, bytes), bytes);
+    const bool inplace = sbuf == nullptr;
+    const std::byte* own = inplace ? rbuf : sbuf;  // what I send
+    const std::byte* mine = own;                    // my operand in the fold
+    // Sends first: they leave before any receive is looked at (these small
+    // receives are mostly taken without a posted request anyway).
+    for (int i = 1; i < p; ++i) s.send(own, bytes, (me + i) % p);
+    if (inplace && me != last) {  // rbuf will hold x_{p-1}: keep mine aside
+        s.copy(rbuf, all + at(me, bytes), bytes);
+        mine = all + at(me, bytes);
+    }
+    const bool last_into_rbuf = me != last && !inplace;
     for (int i = 1; i < p; ++i) {
         const int src = (me - i + p) % p;
-        s.recv(all + at(src, bytes), bytes, src);
+        s.recv(src == last && last_into_rbuf ? rbuf : all + at(src, bytes), bytes, src);
     }
-    for (int i = 1; i < p; ++i) s.send(rbuf, bytes, (me + i) % p);
+    if (me == last && !inplace) s.copy(sbuf, rbuf, bytes);  // x_{p-1} is mine
     s.fence();
-    // x0 op (x1 op (... op x_{p-1})): the same order, hence bits, everywhere.
-    std::byte* acc = all + at(p - 1, bytes);
-    for (int r = p - 2; r >= 0; --r) {
-        s.reduce(all + at(r, bytes), acc, count);
-        s.fence();
-    }
-    s.copy(acc, rbuf, bytes);
+    step prev = -1;
+    if (me != last && inplace) prev = s.copy(all + at(last, bytes), rbuf, bytes);
+    for (int r = p - 2; r >= 0; --r) prev = s.reduce(r == me ? mine : all + at(r, bytes), rbuf, count, {prev});
 }
 
 }  // namespace
@@ -257,12 +269,13 @@ void add_allreduce(sched& s, const std::byte* sbuf, std::byte* rbuf, int64_t cou
     const comm& c = s.owner();
     const reduction& op = s.op();
     const std::size_t bytes = static_cast<std::size_t>(count) * op.elem;
+    if (c.size > 1 && count > 0 && bytes <= g_tuning.allreduce_direct && c.size <= 8)
+        return allreduce_direct(s, sbuf, rbuf, count);
     if (sbuf && bytes) {
         s.copy(sbuf, rbuf, bytes);
         s.fence();
     }
     if (c.size == 1 || count == 0) return;
-    if (bytes <= g_tuning.allreduce_direct && c.size <= 8) return allreduce_direct(s, rbuf, count);
     if (op.commutative && bytes >= g_tuning.allreduce_long && rsag_usable(count, c)) {
         rsag_plan plan(s, count);
         plan.reduce_scatter(rbuf);

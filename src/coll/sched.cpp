@@ -45,11 +45,12 @@ step sched::add(kind k, const void* src, void* dst, int64_t n, int peer, const d
     const auto id = static_cast<step>(steps_.size());
     try {
         const auto dep0 = static_cast<int32_t>(deps_.size());
-        if (fence_ >= 0) deps_.push_back(fence_);
         for (const step x : d)
             if (x >= 0 && x < id && x != fence_) deps_.push_back(x);
         steps_.push_back(rec{k, waiting, static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)),
-                             dep0, cur_, src, dst, n, peer, t, nullptr, nullptr});
+                             dep0, fence_, cur_, src, dst, n, peer,
+                             k == kind::recv ? lazy_ring(*cur_, peer, static_cast<std::size_t>(n)) : -1, t,
+                             nullptr, nullptr});
     } catch (const std::bad_alloc&) {
         oom_ = true;
         return -1;
@@ -99,6 +100,7 @@ void sched::rewind(step first) noexcept {
     for (step i = first; i <= in_call_; ++i) steps_[static_cast<std::size_t>(i)].state = waiting;
     lo_ = std::min(lo_, static_cast<std::size_t>(first));
     rewound_ = true;
+    rewind_of_ = in_call_;
 }
 
 step sched::fence() noexcept {
@@ -109,9 +111,9 @@ step sched::fence() noexcept {
         // The steps since the last fence (each waits for that fence).
         for (step x = since_; x < static_cast<step>(steps_.size()); ++x) deps_.push_back(x);
         const auto id = static_cast<step>(steps_.size());
-        steps_.push_back(rec{kind::nop, waiting,
+        steps_.push_back(rec{kind::fence, waiting,
                              static_cast<uint16_t>(deps_.size() - static_cast<std::size_t>(dep0)), dep0,
-                             cur_, nullptr, nullptr, 0, 0, nullptr, nullptr, nullptr});
+                             -1, cur_, nullptr, nullptr, 0, 0, -1, nullptr, nullptr, nullptr});
         fence_ = id;
         since_ = id + 1;
         return id;
@@ -166,6 +168,7 @@ status sched::commit() noexcept {
 // ---- running
 
 bool sched::issue(rec& s) noexcept {
+    hi_ = std::max(hi_, static_cast<std::size_t>(&s - steps_.data()) + 1);
     switch (s.k) {
         case kind::send: {
             comm& c = *s.c;
@@ -185,7 +188,7 @@ bool sched::issue(rec& s) noexcept {
         }
         case kind::recv: {
             comm& c = *s.c;
-            if (lazy_recv(c, s.peer, static_cast<std::size_t>(s.n))) {
+            if (s.ring >= 0) {
                 s.state = polling;
                 take(s);
                 return true;
@@ -219,17 +222,19 @@ bool sched::issue(rec& s) noexcept {
             if (s.n) dame::unpack(*s.t, s.dst, s.n, s.src);
             s.state = done;
             return true;
-        case kind::nop: s.state = done; return true;
+        case kind::nop:
+        case kind::fence: s.state = done; return true;
         case kind::call: {
             in_call_ = static_cast<step>(&s - steps_.data());
-            rewound_ = false;
             const status st = s.fn(*this, s.dst);
+            const bool again = rewind_of_ == in_call_;  // this call rewound
             in_call_ = -1;
+            rewind_of_ = -1;
             if (st != status::ok) {
                 if (result_ == status::ok) result_ = st;
                 stop_ = true;
             }
-            if (!rewound_) s.state = done;
+            if (!again) s.state = done;
             return true;
         }
     }
@@ -249,23 +254,36 @@ bool sched::issue(rec& s) noexcept {
 // to the heap first). Order is kept: the tag is the schedule's, and two
 // receives of one schedule from one peer are ordered (sched.hpp), so the
 // first matching message is this step's.
-bool sched::lazy_recv(const comm& c, int peer, std::size_t n) noexcept {
+int32_t sched::lazy_ring(const comm& c, int peer, std::size_t n) noexcept {
     if constexpr (native_tagged) {
-        if (!g_dev.device_matching) return false;
+        if (!g_dev.device_matching) return -1;
     }
-    return n <= unexpected_msg::inline_bytes && g_dev.shm.local(c.lpid(peer));
+    if (n > unexpected_msg::inline_bytes || peer < 0) return -1;
+    const int lpid = c.lpid(peer);
+    if (!g_dev.shm.local(lpid)) return -1;
+    return static_cast<int32_t>(g_dev.shm.local_index(lpid));
 }
 
 bool sched::take(rec& s) noexcept {
     comm& c = *s.c;
     const auto n = static_cast<std::size_t>(s.n);
     direct_recv got;
-    switch (am_take_unexpected_eager(c.ctx_coll(), s.peer, tag_, s.dst, n, got)) {
+    const direct_take k = queues().unexpected_empty(c.ctx_coll())
+                              ? direct_take::none
+                              : am_take_unexpected_eager(c.ctx_coll(), s.peer, tag_, s.dst, n, got);
+    switch (k) {
         case direct_take::taken:
             if (got.bytes != n) mismatch_ = true;
             s.state = done;
             return true;
-        case direct_take::none: return false;
+        case direct_take::none:
+            // Not arrived before: maybe at the head of the peer's ring now
+            // (coll::wait polls schedules before the transports dispatch).
+            if (!take_ring_head(static_cast<uint32_t>(s.ring), c.ctx_coll(), s.dst, n, s.peer, tag_, got))
+                return false;
+            if (got.bytes != n) mismatch_ = true;
+            s.state = done;
+            return true;
         case direct_take::other: break;  // a rendezvous or too long: the request path
     }
     request* r = nullptr;
@@ -294,8 +312,24 @@ void sched::finish(rec& s) noexcept {
     s.state = done;
 }
 
-int sched::poll() noexcept {
+int sched::poll(bool issue) noexcept {
     int changed = 0;
+    // The steps in flight lie in [lo_, hi_): a cheap look at them first
+    // (this is what a waiting loop repeats); the full pass, which issues,
+    // only when one of them finished (or when asked: at the start).
+    for (std::size_t i = lo_; i < hi_; ++i) {
+        rec& s = steps_[i];
+        if (s.state == running_) {
+            if (s.req->cc == 0) {
+                finish(s);
+                ++changed;
+            }
+        } else if (s.state == polling) {
+            if (take(s)) ++changed;
+        }
+    }
+    if (changed == 0 && !issue && !rewound_) return 0;
+    rewound_ = false;
     const std::size_t n = steps_.size();
     bool prefix = true;  // every step before i is done
     for (std::size_t i = lo_; i < n; ++i) {
@@ -308,14 +342,14 @@ int sched::poll() noexcept {
         } else if (s.state == polling) {
             if (take(s)) ++changed;
         } else if (s.state == waiting && !stop_) {
-            bool ready = true;
-            for (uint16_t k = 0; k < s.ndeps; ++k)
+            bool ready = s.after < 0 || steps_[static_cast<std::size_t>(s.after)].state == done;
+            for (uint16_t k = 0; ready && k < s.ndeps; ++k)
                 if (steps_[static_cast<std::size_t>(deps_[static_cast<std::size_t>(s.dep0) + k])].state != done) {
                     ready = false;
                     break;
                 }
             if (ready) {
-                issue(s);
+                this->issue(s);
                 ++changed;
             }
         }
@@ -323,6 +357,10 @@ int sched::poll() noexcept {
             lo_ = i + 1;
         else
             prefix = false;
+        // Every step after a fence waits for it: while it is not done,
+        // nothing further can be ready, and nothing further was issued
+        // (hi_: unless a rewind reset it).
+        if (s.k == kind::fence && s.state != done && i + 1 >= hi_) break;
     }
     return changed;
 }
@@ -341,26 +379,34 @@ void sched::complete() noexcept {
     req_ = nullptr;
     status st = result_;
     if (st == status::ok && mismatch_) st = status::truncated;
+    // Ready for the next start now, not in MPI_Start: there the first
+    // sends should leave as early as they can.
+    reset();
     r->result = st;
-    request_complete(r);
+    request_complete(r);  // may delete this (a nonblocking request owned it)
 }
 
-void sched::start(request* r) noexcept {
-    req_ = r;
-    r->src_rank = MPI_ANY_SOURCE;
-    r->tag = MPI_ANY_TAG;
-    r->bytes = 0;
-    lo_ = 0;
-    result_ = status::ok;
-    mismatch_ = false;
-    stop_ = false;
+void sched::reset() noexcept {
     for (rec& s : steps_) {
         s.state = waiting;
         s.req = nullptr;
     }
+    lo_ = 0;
+    hi_ = 0;
+    result_ = status::ok;
+    mismatch_ = false;
+    stop_ = false;
+}
+
+void sched::start(request* r) noexcept {
+    // Every step is waiting: since building, or reset by complete().
+    req_ = r;
+    r->src_rank = MPI_ANY_SOURCE;
+    r->tag = MPI_ANY_TAG;
+    r->bytes = 0;
     const bool nested = g_polling;
     g_polling = true;
-    poll();
+    poll(true);
     g_polling = nested;
     if (over()) {
         complete();
@@ -379,7 +425,7 @@ int sched_progress() noexcept {
     int changed = 0;
     for (sched* s = g_head; s;) {
         sched* next = s->next_;
-        changed += s->poll();
+        changed += s->poll(false);
         if (s->over()) {
             (s->prev_ ? s->prev_->next_ : g_head) = s->next_;
             (s->next_ ? s->next_->prev_ : g_tail) = s->prev_;
@@ -390,6 +436,23 @@ int sched_progress() noexcept {
     }
     g_polling = false;
     return changed;
+}
+
+void wait(request* r) noexcept {
+    unsigned idle = 0, k = 0;
+    while (r->cc != 0) {
+        // Schedules first: a small message of theirs at the head of a ring
+        // is then taken from there (sched::take), before the transports'
+        // poll queues it as unexpected. And four schedule polls per
+        // transport poll: the schedule's own receives are found sooner.
+        int n = g_dev.sched_active ? sched_progress() : 0;
+        if (r->cc == 0) break;
+        if ((++k & 3) == 0 || (n == 0 && g_dev.sched_active == 0)) n += progress_transports();
+        if (n == 0)
+            idle_step(idle);
+        else
+            idle = 0;
+    }
 }
 
 request* coll_request(comm& c) noexcept {
@@ -414,7 +477,7 @@ status run(sched& s) noexcept {
     request* r = coll_request(s.owner());
     if (!r) return status::no_mem;
     s.start(r);
-    wait(r);
+    coll::wait(r);
     const status st = r->result;
     request_release(r);
     return st;

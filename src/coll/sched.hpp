@@ -150,20 +150,22 @@ class sched : public dev::request_ext {
 
   private:
     friend int sched_progress() noexcept;
-    enum class kind : uint8_t { send, recv, reduce, copy, pack, unpack, nop, call };
+    enum class kind : uint8_t { send, recv, reduce, copy, pack, unpack, nop, call, fence };
     // polling: a small receive from a peer on this node, taken from the
     // unexpected queue when it arrives, without a request (sched.cpp).
     enum : uint8_t { waiting, running_, polling, done };
     struct rec {
         kind k;
         uint8_t state;
-        uint16_t ndeps;
-        int32_t dep0;  // first of its dependencies in deps_
+        uint16_t ndeps;   // explicit dependencies: deps_[dep0, dep0 + ndeps)
+        int32_t dep0;
+        int32_t after;    // the fence before it (every step waits for it), or -1
         comm* c;
         const void* src;  // send buf, reduce in, copy src, pack user, unpack stream
         void* dst;        // recv buf, reduce inout, copy dst, pack stream, unpack user
         int64_t n;        // bytes (send, recv, copy) or instances (reduce, pack, unpack)
         int peer;
+        int32_t ring;     // a receive taken without a request: the peer's shm ring, else -1
         const dame::type* t;
         dev::request* req;
         call_fn fn;       // call steps (arg in dst)
@@ -172,13 +174,14 @@ class sched : public dev::request_ext {
              deps d) noexcept;
     // One pass over the steps: finishes the ones whose requests completed,
     // issues those now ready. Returns how many changed state.
-    int poll() noexcept;
+    int poll(bool issue) noexcept;
     bool issue(rec& s) noexcept;   // false: could not start (failure noted)
     void finish(rec& s) noexcept;  // s's request completed
     bool take(rec& s) noexcept;    // a polling receive: true when done or posted
-    static bool lazy_recv(const comm& c, int peer, std::size_t n) noexcept;
+    static int32_t lazy_ring(const comm& c, int peer, std::size_t n) noexcept;
     bool over() const noexcept;    // every step done, or failed and nothing in flight
     void complete() noexcept;      // completes req_ with the result
+    void reset() noexcept;         // every step waiting again
 
     comm& c_;
     comm* cur_;
@@ -195,11 +198,13 @@ class sched : public dev::request_ext {
     // run state
     dev::request* req_ = nullptr;  // the request completed at the end (while running)
     std::size_t lo_ = 0;           // steps below lo_ are all done
+    std::size_t hi_ = 0;           // steps from hi_ on were never issued in this run
     status result_ = status::ok;   // first failure
     bool mismatch_ = false;
     bool stop_ = false;            // a failure: issue nothing more
     step in_call_ = -1;            // the call step whose fn runs now
-    bool rewound_ = false;         // ... and it called rewind()
+    bool rewound_ = false;         // rewind() ran: the next poll issues (not only checks)
+    step rewind_of_ = -1;          // the call step that rewound
     sched* prev_ = nullptr;        // in the list of running schedules
     sched* next_ = nullptr;
 };
@@ -207,6 +212,10 @@ class sched : public dev::request_ext {
 // Polls every running schedule (dev::progress() calls it when
 // g_dev.sched_active != 0). Returns how many steps changed state.
 int sched_progress() noexcept;
+
+// Waits for coll request r (dev::wait, with the running schedules polled
+// before the transports; MPI_Wait* on a coll request).
+void wait(dev::request* r) noexcept;
 
 // A new coll request on c (cc == 1), for start(); nullptr when the request
 // pool is exhausted.

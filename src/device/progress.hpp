@@ -41,6 +41,15 @@ inline int progress() noexcept {
     return n;
 }
 
+// progress() but the collective schedules: for coll::wait, which polls
+// them itself, before the transports.
+inline int progress_transports() noexcept {
+    int n = g_dev.shm.progress();
+    if (!g_dev.nm_quiet) n += g_dev.nm.progress();
+    if (!deferred_empty()) n += deferred_progress();
+    return n;
+}
+
 // progress() except for the shm rings [lo, hi), which the caller polls
 // itself (dev::recv_direct).
 inline int progress_except(uint32_t lo, uint32_t hi) noexcept {
