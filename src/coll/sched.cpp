@@ -28,7 +28,16 @@ int next_tag(comm& c) noexcept {
     return sched_tag_min + static_cast<int>(c.sched_seq++ % span);
 }
 
-sched::sched(comm& c, int tag) noexcept : c_(c), cur_(&c), tag_(tag) {}
+sched::sched(comm& c, int tag) noexcept : c_(c), cur_(&c), tag_(tag) {
+    // Most schedules fit: one allocation each instead of a doubling series.
+    try {
+        steps_.reserve(16);
+        deps_.reserve(16);
+        scratch_.reserve(4);
+    } catch (const std::bad_alloc&) {
+        oom_ = true;
+    }
+}
 
 sched::~sched() {
     for (const rec& s : steps_)
@@ -169,6 +178,10 @@ status sched::commit() noexcept {
 
 bool sched::issue(rec& s) noexcept {
     hi_ = std::max(hi_, static_cast<std::size_t>(&s - steps_.data()) + 1);
+    if ((s.k == kind::send || s.k == kind::recv) && s.peer == MPI_PROC_NULL) {
+        s.state = done;  // no message (intercommunicator roots, topologies' edges)
+        return true;
+    }
     switch (s.k) {
         case kind::send: {
             comm& c = *s.c;

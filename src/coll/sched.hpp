@@ -87,6 +87,7 @@ class sched : public dev::request_ext {
     sched& operator=(const sched&) = delete;
 
     // ---- building (before commit)
+    // A send or receive with peer MPI_PROC_NULL is done at once (no message).
     step send(const void* buf, std::size_t n, int peer, deps d = {}) noexcept;
     // Expects exactly n bytes (else the mismatch is noted: truncated).
     step recv(void* buf, std::size_t n, int peer, deps d = {}) noexcept;
