@@ -108,6 +108,13 @@ static double overlap(int what, size_t bytes, long iters, double lat, int probes
     return sum / np;
 }
 
+/* Iterations for about the time budget at `per_call` seconds per call (the
+ * same on every rank: per_call comes from an MPI_Allreduce). */
+static long iters_for(double per_call)
+{
+    return bench_iters_for(per_call, 5, 20000);
+}
+
 static void measure(int what, size_t bytes, const char *table)
 {
     const long warm = bytes >= (256u << 10) ? 3 : 30;
@@ -116,17 +123,21 @@ static void measure(int what, size_t bytes, const char *table)
         start(what, bytes, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
     }
-    long n = bench_iters_for(pure(what, bytes, warm), 5, 200000);
+    long n = iters_for(pure(what, bytes, warm));
     MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     const int reps = bench_reps();
     double best = 1e30, ovl = 0, ovlt = 0;
+    /* Each repetition re-sizes the next from its own time, so a host that
+     * turns slow (descheduled ranks: milliseconds per call) cannot stretch
+     * a measurement to minutes. */
     for (int k = 0; k < reps; k++) {
         double t = pure(what, bytes, n);
         if (t < best)
             best = t;
+        n = iters_for(t);
     }
     /* The overlapped loops take twice as long per call: half the iterations. */
-    long m = n / 2 > 5 ? n / 2 : 5;
+    long m = iters_for(2 * best);
     for (int k = 0; k < reps; k++) {
         double o = overlap(what, bytes, m, best, 0), ot = overlap(what, bytes, m, best, 8);
         if (o > ovl)
@@ -182,11 +193,10 @@ int main(int argc, char **argv)
     bench_ratio("nbc_persist", "pers/best-peer", "ch4lite.pers_us", "min(mpich.pers_us,ompi.pers_us)");
     bench_goal("nbc_persist", "pers/best-peer", "<=", 1.0, NULL);
     {
-        long n = bench_quick() ? 2000 : 20000;
         char row[16];
         snprintf(row, sizeof row, "np%d", np);
-        persist_lat(0, n / 10); /* warm */
-        persist_lat(1, n / 10);
+        persist_lat(1, 200); /* warm */
+        long n = iters_for(persist_lat(0, 200));
         /* Alternate, so drifting load hits both alike. */
         double b1 = persist_lat(0, n), p1 = persist_lat(1, n), p2 = persist_lat(1, n),
                b2 = persist_lat(0, n);
