@@ -676,6 +676,8 @@ int MPI_Request_toint(MPI_Request request);
 MPI_Request MPI_Request_fromint(int request);
 int MPI_Type_toint(MPI_Datatype datatype);
 MPI_Datatype MPI_Type_fromint(int datatype);
+int MPI_Info_toint(MPI_Info info);
+MPI_Info MPI_Info_fromint(int info);
 
 /* ---- datatypes (DAME) ---------------------------------------------------- */
 /* Declarations owned by src/api/datatype_*.cpp and src/api/pack*.cpp (DAME). */

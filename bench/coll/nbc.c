@@ -8,7 +8,8 @@
  *             (OSU's default), MPI_Wait: overlap = 100 - (t_total - t_compute)
  *             / pure * 100, clipped to [0, 100], averaged over the ranks
  *   ovlt_pct  the same with the compute loop cut in 8 slices and MPI_Test
- *             after each (OSU's -t option): progress inside the loop
+ *             after each (OSU's -t 8): progress inside the loop; as in OSU,
+ *             the time spent inside MPI_Test does not count as compute
  * Sizes 8 B .. 1 MiB (bytes per rank for Iallreduce/Ibcast, per block for
  * Ialltoall; argv[1] or BENCH_MAX_BYTES lowers the top).
  *
@@ -81,17 +82,20 @@ static double overlap(int what, size_t bytes, long iters, double lat, int probes
     for (long i = 0; i < iters; i++) {
         double t0 = MPI_Wtime();
         start(what, bytes, &r);
-        double c0 = MPI_Wtime();
+        double c0 = MPI_Wtime(), in_test = 0;
         if (probes) {
             for (int k = 0; k < probes; k++) {
                 int flag;
                 compute(lat / probes);
+                double t1 = MPI_Wtime();
                 MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+                in_test += MPI_Wtime() - t1;
             }
         } else {
             compute(lat);
         }
-        comp += MPI_Wtime() - c0;
+        /* As OSU (print_stats_nbc): time inside MPI_Test is not compute. */
+        comp += MPI_Wtime() - c0 - in_test;
         MPI_Wait(&r, MPI_STATUS_IGNORE);
         total += MPI_Wtime() - t0;
     }
@@ -104,6 +108,13 @@ static double overlap(int what, size_t bytes, long iters, double lat, int probes
     return sum / np;
 }
 
+/* Iterations for about the time budget at `per_call` seconds per call (the
+ * same on every rank: per_call comes from an MPI_Allreduce). */
+static long iters_for(double per_call)
+{
+    return bench_iters_for(per_call, 5, 20000);
+}
+
 static void measure(int what, size_t bytes, const char *table)
 {
     const long warm = bytes >= (256u << 10) ? 3 : 30;
@@ -112,17 +123,21 @@ static void measure(int what, size_t bytes, const char *table)
         start(what, bytes, &r);
         MPI_Wait(&r, MPI_STATUS_IGNORE);
     }
-    long n = bench_iters_for(pure(what, bytes, warm), 5, 200000);
+    long n = iters_for(pure(what, bytes, warm));
     MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     const int reps = bench_reps();
     double best = 1e30, ovl = 0, ovlt = 0;
+    /* Each repetition re-sizes the next from its own time, so a host that
+     * turns slow (descheduled ranks: milliseconds per call) cannot stretch
+     * a measurement to minutes. */
     for (int k = 0; k < reps; k++) {
         double t = pure(what, bytes, n);
         if (t < best)
             best = t;
+        n = iters_for(t);
     }
     /* The overlapped loops take twice as long per call: half the iterations. */
-    long m = n / 2 > 5 ? n / 2 : 5;
+    long m = iters_for(2 * best);
     for (int k = 0; k < reps; k++) {
         double o = overlap(what, bytes, m, best, 0), ot = overlap(what, bytes, m, best, 8);
         if (o > ovl)
@@ -178,11 +193,10 @@ int main(int argc, char **argv)
     bench_ratio("nbc_persist", "pers/best-peer", "ch4lite.pers_us", "min(mpich.pers_us,ompi.pers_us)");
     bench_goal("nbc_persist", "pers/best-peer", "<=", 1.0, NULL);
     {
-        long n = bench_quick() ? 2000 : 20000;
         char row[16];
         snprintf(row, sizeof row, "np%d", np);
-        persist_lat(0, n / 10); /* warm */
-        persist_lat(1, n / 10);
+        persist_lat(1, 200); /* warm */
+        long n = iters_for(persist_lat(0, 200));
         /* Alternate, so drifting load hits both alike. */
         double b1 = persist_lat(0, n), p1 = persist_lat(1, n), p2 = persist_lat(1, n),
                b2 = persist_lat(0, n);

@@ -378,3 +378,16 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
 }
 
 }  // extern "C"
+
+extern "C" {
+
+// Handles are 31-bit integers by construction (util/handle.hpp), so the
+// conversions are exact both ways (MPI-5.0 ABI).
+CH4_PMPI(MPI_Info_toint)
+int MPI_Info_toint(MPI_Info info) { return static_cast<int>(reinterpret_cast<uintptr_t>(info)); }
+CH4_PMPI(MPI_Info_fromint)
+MPI_Info MPI_Info_fromint(int info) {
+    return reinterpret_cast<MPI_Info>(static_cast<uintptr_t>(static_cast<unsigned>(info)));
+}
+
+}  // extern "C"

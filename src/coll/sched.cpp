@@ -28,16 +28,104 @@ int next_tag(comm& c) noexcept {
     return sched_tag_min + static_cast<int>(c.sched_seq++ % span);
 }
 
-sched::sched(comm& c, int tag) noexcept : c_(c), cur_(&c), tag_(tag) {}
+// ---- recycled memory
+
+struct sched::store {
+    // Scratch up to chunk_bytes comes from chunks that stay with the store;
+    // larger blocks are the schedule's own and freed with it.
+    static constexpr std::size_t chunk_bytes = 16 * 1024;
+    std::vector<rec> steps;
+    std::vector<step> deps;
+    std::vector<std::unique_ptr<std::byte[]>> chunks;
+    std::size_t chunk = 0, used = 0;  // next free scratch byte: chunks[chunk] + used
+    std::vector<std::unique_ptr<std::byte[]>> big;
+    store* next = nullptr;
+    void clear() noexcept {
+        steps.clear();
+        deps.clear();
+        chunk = 0;
+        used = 0;
+        big.clear();
+    }
+};
+
+namespace {
+// Free lists (single-threaded device, MPI_THREAD_SERIALIZED at most).
+constexpr int max_cached = 8;
+sched::store* g_stores = nullptr;
+int g_nstores = 0;
+void* g_blocks = nullptr;  // free sched-sized blocks, linked through their first word
+int g_nblocks = 0;
+// For a schedule whose store could not be allocated: never touched (oom_).
+sched::store g_no_store;
+}  // namespace
+
+void* sched::operator new(std::size_t n, const std::nothrow_t&) noexcept {
+    if (g_blocks && n <= sizeof(sched)) {
+        void* p = g_blocks;
+        g_blocks = *static_cast<void**>(p);
+        --g_nblocks;
+        return p;
+    }
+    return ::operator new(n < sizeof(void*) ? sizeof(void*) : n, std::nothrow);
+}
+
+void sched::operator delete(void* p) noexcept {
+    if (!p) return;
+    if (g_nblocks < max_cached) {
+        *static_cast<void**>(p) = g_blocks;
+        g_blocks = p;
+        ++g_nblocks;
+        return;
+    }
+    ::operator delete(p);
+}
+
+namespace {
+sched::store* take_store() noexcept {
+    if (sched::store* s = g_stores) {
+        g_stores = s->next;
+        --g_nstores;
+        return s;
+    }
+    auto* s = new (std::nothrow) sched::store;
+    if (!s) return nullptr;
+    try {
+        // Most schedules fit: one allocation each instead of a doubling series.
+        s->steps.reserve(16);
+        s->deps.reserve(16);
+    } catch (const std::bad_alloc&) {
+        delete s;
+        return nullptr;
+    }
+    return s;
+}
+}  // namespace
+
+sched::sched(comm& c, int tag) noexcept
+    : c_(c), cur_(&c), tag_(tag), st_(take_store()), steps_((st_ ? st_ : &g_no_store)->steps),
+      deps_((st_ ? st_ : &g_no_store)->deps) {
+    if (!st_) oom_ = true;
+}
 
 sched::~sched() {
     for (const rec& s : steps_)
         if ((s.k == kind::pack || s.k == kind::unpack) && s.t) s.t->release();
     if (op_.t) op_.t->release();
+    if (!st_) return;
+    st_->clear();
+    if (g_nstores < max_cached) {
+        st_->next = g_stores;
+        g_stores = st_;
+        ++g_nstores;
+    } else {
+        delete st_;
+    }
 }
 
 step sched::add(kind k, const void* src, void* dst, int64_t n, int peer, const dame::type* t,
                 deps d) noexcept {
+    if (oom_) return -1;
     if (committed_) {  // a builder bug: never silently run half a schedule
         oom_ = true;
         return -1;
@@ -104,6 +192,7 @@ void sched::rewind(step first) noexcept {
 }
 
 step sched::fence() noexcept {
+    if (oom_) return -1;
     // A fence right after a fence (or at the start) adds nothing.
     if (since_ == static_cast<step>(steps_.size())) return fence_;
     try {
@@ -134,9 +223,23 @@ void sched::set_op(const reduction& op) noexcept {
 }
 
 std::byte* sched::scratch(std::size_t n) noexcept {
+    if (oom_) return nullptr;
+    n = (n + 15) & ~std::size_t{15};  // every block 16-byte aligned
+    if (n == 0) n = 16;
+    store& st = *st_;
     try {
-        scratch_.emplace_back(new std::byte[n ? n : 1]);
-        return scratch_.back().get();
+        if (n > store::chunk_bytes) {
+            st.big.emplace_back(new std::byte[n]);
+            return st.big.back().get();
+        }
+        if (st.chunk < st.chunks.size() && st.used + n > store::chunk_bytes) {
+            ++st.chunk;
+            st.used = 0;
+        }
+        if (st.chunk == st.chunks.size()) st.chunks.emplace_back(new std::byte[store::chunk_bytes]);
+        std::byte* p = st.chunks[st.chunk].get() + st.used;
+        st.used += n;
+        return p;
     } catch (const std::bad_alloc&) {
         oom_ = true;
         return nullptr;
@@ -169,6 +272,10 @@ status sched::commit() noexcept {
 
 bool sched::issue(rec& s) noexcept {
     hi_ = std::max(hi_, static_cast<std::size_t>(&s - steps_.data()) + 1);
+    if ((s.k == kind::send || s.k == kind::recv) && s.peer == MPI_PROC_NULL) {
+        s.state = done;  // no message (intercommunicator roots, topologies' edges)
+        return true;
+    }
     switch (s.k) {
         case kind::send: {
             comm& c = *s.c;

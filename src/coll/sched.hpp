@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <new>
 #include <vector>
 
 #include "coll/coll.hpp"
@@ -83,10 +84,18 @@ class sched : public dev::request_ext {
   public:
     sched(comm& c, int tag) noexcept;
     ~sched() override;
+    // Allocated from a small free list (new (std::nothrow) sched(...) only).
+    static void* operator new(std::size_t n, const std::nothrow_t&) noexcept;
+    static void operator delete(void* p) noexcept;
+    // Steps, dependencies and small scratch memory live in a `store` that a
+    // deleted schedule hands to the next one (sched.cpp): a nonblocking
+    // collective then allocates nothing once a few have run.
+    struct store;
     sched(const sched&) = delete;
     sched& operator=(const sched&) = delete;
 
     // ---- building (before commit)
+    // A send or receive with peer MPI_PROC_NULL is done at once (no message).
     step send(const void* buf, std::size_t n, int peer, deps d = {}) noexcept;
     // Expects exactly n bytes (else the mismatch is noted: truncated).
     step recv(void* buf, std::size_t n, int peer, deps d = {}) noexcept;
@@ -188,13 +197,13 @@ class sched : public dev::request_ext {
     int tag_;
     bool oom_ = false;
     bool committed_ = false;
-    std::vector<rec> steps_;
-    std::vector<step> deps_;
+    store* st_;
+    std::vector<rec>& steps_;
+    std::vector<step>& deps_;
     step fence_ = -1;   // the last fence
     step since_ = 0;    // first step after it
     reduction op_;
     user_op uop_;       // op_.user points here for a user op
-    std::vector<std::unique_ptr<std::byte[]>> scratch_;
     // run state
     dev::request* req_ = nullptr;  // the request completed at the end (while running)
     std::size_t lo_ = 0;           // steps below lo_ are all done

@@ -9,8 +9,8 @@
  *   form 2  MPI_<coll>_init + MPI_Start + MPI_Wait + MPI_Request_free
  *   form 3  MPI_<coll>_init, MPI_Start/MPI_Wait twice with the inputs
  *           restored in between (the schedule reused), MPI_Request_free
- * (nbcwrap.h). argv[1] = "0".."3" runs one form, default all. Also on a
- * split communicator with an irregular rank map. */
+ * (nbcwrap.h). argv[1]: the forms to run (digits, default all), argv[2]:
+ * how many sizes. Also on a split communicator with an irregular rank map. */
 #include "nbcwrap.h"
 #include "collcheck.h"
 #undef MPI_Barrier
@@ -21,15 +21,18 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     static const int sizes[] = {0, 1, 17, 1000, 40000};
-    const int only = argc > 1 ? atoi(argv[1]) : -1;
+    /* argv[1]: the forms to run ("02": 0 and 2; default all); argv[2]:
+     * how many of the sizes (default 5: up to 40000 ints). */
+    const char* forms = argc > 1 ? argv[1] : "0123";
+    const int nsizes = argc > 2 ? atoi(argv[2]) : 5;
     /* Irregular: odd ranks first, in reverse order. */
     MPI_Comm odd;
     MPI_Comm_split(MPI_COMM_WORLD, 0, (me % 2 ? -me : me + p), &odd);
     for (g_form = 0; g_form < 4; ++g_form) {
-        if (only >= 0 && g_form != only) continue;
-        check_all(MPI_COMM_WORLD, sizes, 5);
-        check_all(MPI_COMM_SELF, sizes, 3);
-        check_all(odd, sizes, 4);
+        if (!strchr(forms, '0' + g_form)) continue;
+        check_all(MPI_COMM_WORLD, sizes, nsizes);
+        check_all(MPI_COMM_SELF, sizes, nsizes < 3 ? nsizes : 3);
+        check_all(odd, sizes, nsizes < 4 ? nsizes : 4);
     }
     MPI_Comm_free(&odd);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -150,6 +150,8 @@ int main(int argc, char** argv) {
         MPI_Barrier(dup);
         CHECK_MPI(MPI_Comm_free(&dup));
     }
+    CHECK(MPI_Info_fromint(MPI_Info_toint(info)) == info && MPI_Info_fromint(MPI_Info_toint(MPI_INFO_ENV)) == MPI_INFO_ENV,
+          "MPI_Info_toint/fromint round trip");
     MPI_Info dead = info;
     CHECK_MPI(MPI_Info_free(&info));
     CHECK(info == MPI_INFO_NULL, "free did not set MPI_INFO_NULL");
