@@ -7,8 +7,10 @@
 file(GLOB CH4LITE_CORE_SOURCES CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/src/api/*.cpp
   ${PROJECT_SOURCE_DIR}/src/device/*.cpp
+  ${PROJECT_SOURCE_DIR}/src/coll/*.cpp
   ${PROJECT_SOURCE_DIR}/src/shm/*.cpp
-  ${PROJECT_SOURCE_DIR}/src/rma/*.cpp)
+  ${PROJECT_SOURCE_DIR}/src/rma/*.cpp
+  ${PROJECT_SOURCE_DIR}/src/topo/*.cpp)
 
 # The reduction kernels (device/op.cpp: one loop per op and type, compiled for
 # baseline, AVX2 and AVX-512) are vectorized only with GCC's -O3 cost model:

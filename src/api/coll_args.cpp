@@ -103,7 +103,7 @@ int stream_bytes(const char* fn, MPI_Comm comm, int64_t count, const dame::type&
 }
 
 int make_reduction(const char* fn, MPI_Comm comm, MPI_Op op, const dame::type& t,
-                   MPI_Datatype dt, dev::reduction& out) noexcept {
+                   MPI_Datatype dt, ch4lite::coll::reduction& out) noexcept {
     op_ref o;
     if (!lookup_op(op, o)) COLL_FAIL(MPI_ERR_OP, "invalid op");
     out.t = &t;
@@ -194,10 +194,10 @@ status vstream::setup(const void* buf, const C* counts, const D* displs, const d
     p_ = p;
     t_ = &t;
     const std::size_t psz = static_cast<std::size_t>(p);
-    std::byte* d = desc_.get(psz * (sizeof(dev::block) + 2 * sizeof(int64_t)));
+    std::byte* d = desc_.get(psz * (sizeof(ch4lite::coll::block) + 2 * sizeof(int64_t)));
     if (!d) return status::no_mem;
-    b_ = reinterpret_cast<dev::block*>(d);
-    auto* cnt = reinterpret_cast<int64_t*>(d + psz * sizeof(dev::block));
+    b_ = reinterpret_cast<ch4lite::coll::block*>(d);
+    auto* cnt = reinterpret_cast<int64_t*>(d + psz * sizeof(ch4lite::coll::block));
     auto* dsp = cnt + psz;
     std::size_t total = 0;
     for (int i = 0; i < p; ++i) {

@@ -2,7 +2,7 @@
 // What every collective entry point shares: argument checks with messages
 // that name the function and the rule, the conversion of user buffers
 // (buf, count, datatype) to the packed byte streams the device algorithms
-// move (device/coll.hpp), and the op + datatype binding of reductions.
+// move (coll/coll.hpp), and the op + datatype binding of reductions.
 //
 // A contiguous datatype's stream is the user memory itself (no copy);
 // anything else is packed into / unpacked from a temporary with DAME.
@@ -14,7 +14,7 @@
 
 #include "api/errors.hpp"
 #include "dame/type.hpp"
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "device/comm.hpp"
 #include "util/pool_buffer.hpp"
 
@@ -52,7 +52,7 @@ int stream_bytes(const char* fn, MPI_Comm comm, int64_t count, const dame::type&
                  std::size_t& out) noexcept;
 // An op valid for the datatype (MPI_ERR_OP otherwise), bound to it.
 int make_reduction(const char* fn, MPI_Comm comm, MPI_Op op, const dame::type& t,
-                   MPI_Datatype dt, dev::reduction& out) noexcept;
+                   MPI_Datatype dt, ch4lite::coll::reduction& out) noexcept;
 // A device status after a collective, as an MPI error on comm.
 int fail(const char* fn, MPI_Comm comm, status s) noexcept;
 
@@ -98,15 +98,15 @@ class vstream {
     status prepare(void* buf, const C* counts, const D* displs, const dame::type& t, int p,
                    int keep) noexcept;
     void store() noexcept;  // unpack every block if staged
-    dev::block* blocks() const noexcept { return b_; }
-    const dev::cblock* cblocks() const noexcept { return reinterpret_cast<const dev::cblock*>(b_); }
+    ch4lite::coll::block* blocks() const noexcept { return b_; }
+    const ch4lite::coll::cblock* cblocks() const noexcept { return reinterpret_cast<const ch4lite::coll::cblock*>(b_); }
 
   private:
     template <class C, class D>
     status setup(const void* buf, const C* counts, const D* displs, const dame::type& t, int p,
                  int load) noexcept;  // load: -2 all, -1 none, else that block
     util::scratch desc_, tmp_;
-    dev::block* b_ = nullptr;
+    ch4lite::coll::block* b_ = nullptr;
     int p_ = 0;
     void* user_ = nullptr;
     const dame::type* t_ = nullptr;

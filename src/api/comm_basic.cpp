@@ -4,6 +4,7 @@
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "device/comm.hpp"
+#include "device/intercomm.hpp"
 
 using namespace ch4lite;
 
@@ -25,7 +26,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
     if (!size) CH4_FAIL(comm, MPI_ERR_ARG, "size (output) is NULL");
-    *size = c->size;
+    *size = dev::local_size(*c);  // an intercommunicator's local group
     return MPI_SUCCESS;
 }
 

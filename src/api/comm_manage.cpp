@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: MIT
 // MPI_Comm_dup(_with_info) / split / split_type / create / free / compare /
-// test_inter. The device builds communicators (device/comm_create.hpp);
-// here: checks, error-handler references and attribute callbacks.
+// test_inter, for intra- and intercommunicators. The device builds
+// communicators (device/comm_create.hpp, device/intercomm.hpp); here:
+// checks, error-handler references and attribute callbacks.
 #include "api/comm_attr.hpp"
+#include "api/comm_util.hpp"
 #include "api/errhandler.hpp"
 #include "api/errors.hpp"
 #include "api/group_handles.hpp"
 #include "api/handles.hpp"
 #include "device/comm_create.hpp"
 #include "device/device.hpp"
+#include "device/intercomm.hpp"
 
 using namespace ch4lite;
 
-namespace {
+namespace ch4lite::api {
 
 int creation_failed(const char* fn, MPI_Comm comm, status s) noexcept {
     if (s == status::no_mem)
@@ -28,8 +31,6 @@ int creation_failed(const char* fn, MPI_Comm comm, status s) noexcept {
                                             "communicator creation failed: %s", to_string(s)));
 }
 
-// Gives a new device communicator to the user: error handler reference and
-// handle. nullptr (not a member) -> MPI_COMM_NULL.
 void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept {
     if (!c) {
         *newcomm = MPI_COMM_NULL;
@@ -38,6 +39,13 @@ void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept {
     api::errhandler_retain(c->errhandler);
     *newcomm = reinterpret_cast<MPI_Comm>(c->handle);
 }
+
+}  // namespace ch4lite::api
+
+namespace {
+
+using api::creation_failed;
+using api::hand_out;
 
 int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcept {
     CH4_REQUIRE_INIT_IN(fn);
@@ -82,8 +90,9 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
     if (color < 0 && color != MPI_UNDEFINED)
         CH4_FAIL(comm, MPI_ERR_ARG, "invalid color %d: must be >= 0 or MPI_UNDEFINED", color);
     dev::comm* out = nullptr;
-    if (const status s = dev::comm_split(*c, color, key, out); s != status::ok)
-        return creation_failed(__func__, comm, s);
+    const status s = c->is_inter() ? dev::intercomm_split(*c, color, key, out)
+                                   : dev::comm_split(*c, color, key, out);
+    if (s != status::ok) return creation_failed(__func__, comm, s);
     hand_out(out, newcomm);
     return MPI_SUCCESS;
 }
@@ -96,6 +105,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     if (!api::info_is_valid(info))
         CH4_FAIL(comm, MPI_ERR_INFO, CH4_INFO_MSG, static_cast<void*>(info));
     if (!newcomm) CH4_FAIL(comm, MPI_ERR_ARG, "newcomm (output) is NULL");
+    if (c->is_inter())
+        CH4_FAIL(comm, MPI_ERR_COMM, "not supported on an intercommunicator (split it with MPI_Comm_split)");
     int color = MPI_UNDEFINED;
     switch (split_type) {
         case MPI_COMM_TYPE_SHARED: {
@@ -132,14 +143,17 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     const dev::group* g = api::lookup_group(group);
     if (!g) CH4_FAIL(comm, MPI_ERR_GROUP, "invalid group");
     if (!newcomm) CH4_FAIL(comm, MPI_ERR_ARG, "newcomm (output) is NULL");
+    // On an intercommunicator the group is a subgroup of the local group.
+    const dev::rank_map& members = c->is_inter() ? c->inter->local->map : c->map;
     for (int r = 0; r < g->size(); ++r)
-        if (c->map.rank_of(g->lpid(r)) < 0)
+        if (members.rank_of(g->lpid(r)) < 0)
             CH4_FAIL(comm, MPI_ERR_GROUP,
-                     "group rank %d (world rank %d) is not a member of the communicator", r,
-                     g->lpid(r));
+                     "group rank %d (world rank %d) is not a member of the communicator%s", r,
+                     g->lpid(r), c->is_inter() ? "'s local group" : "");
     dev::comm* out = nullptr;
-    if (const status s = dev::comm_create(*c, *g, out); s != status::ok)
-        return creation_failed(__func__, comm, s);
+    const status s =
+        c->is_inter() ? dev::intercomm_create_sub(*c, *g, out) : dev::comm_create(*c, *g, out);
+    if (s != status::ok) return creation_failed(__func__, comm, s);
     hand_out(out, newcomm);
     return MPI_SUCCESS;
 }
@@ -174,9 +188,10 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
 CH4_PMPI(MPI_Comm_test_inter)
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
     CH4_REQUIRE_INIT();
-    if (!api::lookup_comm(comm)) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
+    const dev::comm* c = api::lookup_comm(comm);
+    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
     if (!flag) CH4_FAIL(comm, MPI_ERR_ARG, "flag (output) is NULL");
-    *flag = 0;  // intercommunicators are not supported: every communicator is intra
+    *flag = c->is_inter() ? 1 : 0;
     return MPI_SUCCESS;
 }
 

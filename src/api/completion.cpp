@@ -7,6 +7,7 @@
 
 #include "api/p2p_common.hpp"
 #include "api/persistent.hpp"
+#include "coll/sched.hpp"
 #include "device/progress.hpp"
 
 
@@ -38,7 +39,7 @@ int settle(const char* func, dev::request* u, MPI_Status* st, MPI_Comm& comm, bo
         p->inner = nullptr;
         p->active = false;
         MPI_Comm c = p->comm;
-        const int code = api::settle_request(func, w, st, c);
+        const int code = api::settle_request(func, w, st, c, !p->owns_inner);
         return code;
     }
     keep = false;
@@ -89,7 +90,10 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
     if (!u) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
     if (dev::request* w = api::wait_target(u)) {
         if (blocking) {
-            dev::wait(w);
+            if (w->kind == dev::req_kind::coll)
+                coll::wait(w);  // schedules polled first (coll/sched.hpp)
+            else
+                dev::wait(w);
         } else if (w->cc != 0) {
             dev::progress();
             if (w->cc != 0) {
@@ -398,6 +402,12 @@ int MPI_Request_free(MPI_Request* request) {
         r->flags |= dev::rf_released;
         return MPI_SUCCESS;
     }
+    // MPI-4.1 §6.12: freeing an active nonblocking collective's request is
+    // erroneous (its buffers and the other processes still depend on it).
+    if (r->kind == dev::req_kind::coll && r->cc != 0)
+        CH4_FAIL(r->c ? reinterpret_cast<MPI_Comm>(r->c->handle) : MPI_COMM_SELF, MPI_ERR_REQUEST,
+                 "the nonblocking collective is still active: complete it (MPI_Wait/MPI_Test) "
+                 "before freeing its request");
     dev::request_release(r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;

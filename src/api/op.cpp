@@ -44,7 +44,7 @@ int reduce_local(const char* fn, const void* in, void* inout, C count, MPI_Datat
     const dame::type* t = nullptr;
     COLL_TRY(coll::check_buf(fn, comm, "inbuf", in, count, dt, t));
     COLL_TRY(coll::check_buf(fn, comm, "inoutbuf", inout, count, dt, t));
-    dev::reduction r;
+    ch4lite::coll::reduction r;
     COLL_TRY(coll::make_reduction(fn, comm, op, *t, dt, r));
     std::size_t bytes = 0;
     COLL_TRY(coll::stream_bytes(fn, comm, count, *t, bytes));

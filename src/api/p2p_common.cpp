@@ -178,14 +178,29 @@ int recv_checked(const char* func, dev::comm& c, MPI_Comm comm, void* buf, int64
 }
 
 int settle_request(const char* func, dev::request* r, MPI_Status* st, MPI_Comm& comm) noexcept {
+    return settle_request(func, r, st, comm, true);
+}
+
+int settle_request(const char* func, dev::request* r, MPI_Status* st, MPI_Comm& comm,
+                   bool release) noexcept {
     fill_status(st, r);
     const status result = r->result;
     comm = r->c ? reinterpret_cast<MPI_Comm>(r->c->handle) : MPI_COMM_SELF;
     const int src = r->src_rank;
     const std::size_t bytes = r->bytes;
     const std::size_t cap = r->capacity;
-    dev::request_release(r);
+    const bool coll = r->kind == dev::req_kind::coll;
+    if (release) dev::request_release(r);
     if (result == status::ok) return MPI_SUCCESS;
+    if (coll) {  // a collective's schedule (coll/sched.hpp)
+        if (result == status::truncated)
+            return error_code(MPI_ERR_TRUNCATE, func,
+                              "message sizes differ between processes: a count or datatype does "
+                              "not match the other processes' arguments");
+        if (result == status::no_mem)
+            return error_code(MPI_ERR_NO_MEM, func, "out of memory (request pool or temporary buffers)");
+        return error_code(class_of(result), func, "collective communication failed: %s", to_string(result));
+    }
     if (result == status::truncated)
         return error_code(MPI_ERR_TRUNCATE, func,
                           "message from rank %d truncated: the receive buffer holds %zu bytes "

@@ -77,5 +77,9 @@ int finish_request(const char* func, dev::request* r, MPI_Status* status) noexce
 // Same without running the error handler: the code (with its message) and
 // the communicator it belongs to; for the multiple-completion functions.
 int settle_request(const char* func, dev::request* r, MPI_Status* status, MPI_Comm& comm) noexcept;
+// The same, releasing r only when `release` (a persistent collective's
+// activation stays with its recipe: api/coll_sched.cpp).
+int settle_request(const char* func, dev::request* r, MPI_Status* status, MPI_Comm& comm,
+                   bool release) noexcept;
 
 }  // namespace ch4lite::api

@@ -34,6 +34,9 @@ struct persistent : dev::request_ext {
     bool active = false;           // started and not yet returned by a completion function
     dev::request* inner = nullptr; // the current activation (while active)
     MPI_Comm comm = MPI_COMM_NULL; // for errors (and the operation's communicator)
+    // The activation is the recipe's own request, re-armed at every start
+    // (collectives: api/coll_sched.cpp): completion leaves it allocated.
+    bool owns_inner = false;
 };
 
 // The persistent recipe of a request, or nullptr when r is another kind.
@@ -54,6 +57,7 @@ int start_persistent(const char* func, dev::request* r) noexcept;
 // (p.active is false; on success they set p.inner to a started request and
 // p.active = true; on failure they raise the error and leave p inactive).
 int start_p2p(const char* func, dev::request* r, persistent& p) noexcept;
+int start_coll(const char* func, dev::request* r, persistent& p) noexcept;  // api/coll_sched.cpp
 
 // What a completion function waits on for user request r: r itself, the
 // current activation of a persistent request, or nullptr for an inactive

@@ -19,6 +19,7 @@ int check_create(const char* func, MPI_Aint size, int64_t disp_unit, MPI_Info in
                  MPI_Win* win, dev::comm*& c) {
     c = api::lookup_comm(comm);
     if (!c) CH4_FAIL_IN(func, comm, MPI_ERR_COMM, "invalid communicator");
+    if (c->is_inter()) CH4_FAIL_IN(func, comm, MPI_ERR_COMM, "a window needs an intracommunicator");
     if (!api::info_is_valid(info))
         CH4_FAIL_IN(func, comm, MPI_ERR_INFO, CH4_INFO_MSG, static_cast<void*>(info));
     if (!win) CH4_FAIL_IN(func, comm, MPI_ERR_ARG, "win (output) is NULL");

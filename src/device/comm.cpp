@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "device/comm.hpp"
 
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "device/comm_create.hpp"
 #include "device/context_id.hpp"
+#include "device/group_comm.hpp"
 #include "util/pool_buffer.hpp"
 
 namespace ch4lite::dev {
@@ -36,8 +37,9 @@ void comms_init(int world_rank, int world_size) {
     g_self.map = rank_map::detect(&me, 1);
     g_self.name = "MPI_COMM_SELF";
 
+    bridge_init(world_rank, world_size);
     context_ids_init();
-    coll_init();
+    coll::init();
     // Collectives stage data in pack buffers; without them they use the heap.
     (void)util::pack_buffers_init();
 }

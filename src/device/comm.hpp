@@ -16,15 +16,33 @@
 #include "device/rank_map.hpp"
 #include "util/handle_table.hpp"
 
-namespace ch4lite::dev {
+namespace ch4lite::topo {
+struct topology;  // src/topo/topology.hpp
+}  // namespace ch4lite::topo
 
 // A communicator's staging segment for collectives on one node
-// (device/coll_stage.hpp); freed with the communicator.
-struct coll_stage;
-struct coll_stage_deleter {
-    void operator()(coll_stage* s) const noexcept;
+// (coll/stage.hpp); freed with the communicator.
+namespace ch4lite::coll {
+struct stage_seg;
+struct stage_deleter {
+    void operator()(stage_seg* s) const noexcept;
+};
+}  // namespace ch4lite::coll
+
+namespace ch4lite::dev {
+
+// What an intercommunicator has beyond an intracommunicator
+// (device/intercomm.hpp); freed with it.
+struct inter_state;
+struct inter_deleter {
+    void operator()(inter_state* s) const noexcept;
 };
 
+// An intercommunicator is a comm whose `map` and `size` are those of the
+// remote group (point-to-point ranks name remote processes, so the send and
+// receive paths are the intracommunicator's, unchanged) while `rank` is my
+// rank in the local group; `inter` holds the local group and an
+// intracommunicator over it.
 class comm {
   public:
     uintptr_t handle = 0;   // the MPI_Comm value users hold
@@ -40,15 +58,26 @@ class comm {
     // Staging segment, set up (collectively) by the first collective that
     // wants it; null when that failed or was never tried (stage_tried).
     bool stage_tried = false;
-    std::unique_ptr<coll_stage, coll_stage_deleter> stage;
+    std::unique_ptr<coll::stage_seg, coll::stage_deleter> stage;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
     bool reap_busy = false; // freed, and a request still points here (comm_create.cpp)
+    // Collective schedules created on this communicator so far (the tag of
+    // the next one: coll::next_tag; the same count on every member).
+    uint32_t sched_seq = 0;
+    // Process topology (src/topo): immutable, shared with dups; null when none.
+    std::shared_ptr<const topo::topology> topo;
+    // Intercommunicator state; null for an intracommunicator.
+    std::unique_ptr<inter_state, inter_deleter> inter;
+    // An intercommunicator's local communicator points to its intercommunicator
+    // (a request on it keeps the intercommunicator alive); null otherwise.
+    comm* owner = nullptr;
 
     uint32_t ctx_p2p() const noexcept { return context_id << 1; }
     uint32_t ctx_coll() const noexcept { return (context_id << 1) | 1u; }
     int lpid(int r) const noexcept { return map.lpid(r); }
     bool predefined() const noexcept { return context_id < 2; }
+    bool is_inter() const noexcept { return inter != nullptr; }
 };
 
 // The predefined communicators (valid between MPI_Init and MPI_Finalize).

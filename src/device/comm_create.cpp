@@ -6,10 +6,11 @@
 #include <new>
 #include <vector>
 
-#include "device/coll.hpp"
-#include "device/coll_p2p.hpp"
+#include "coll/coll.hpp"
+#include "coll/p2p.hpp"
 #include "device/context_id.hpp"
 #include "device/device.hpp"
+#include "device/intercomm.hpp"
 #include "device/request.hpp"
 #include "util/pool_buffer.hpp"
 
@@ -30,7 +31,9 @@ void reap() noexcept {
     if (g_graveyard.empty()) return;
     for (comm* c : g_graveyard) c->reap_busy = false;
     request_pool().for_each_in_use([](const request* r) {
-        if (r->c && r->c->refs == 0) r->c->reap_busy = true;
+        comm* c = r->c;
+        if (c && c->owner) c = c->owner;  // an intercommunicator's local communicator
+        if (c && c->refs == 0) c->reap_busy = true;
     });
     std::erase_if(g_graveyard, [](comm* c) {
         if (c->reap_busy) return false;
@@ -43,23 +46,10 @@ void reap() noexcept {
 // A new communicator with a handle, for the members of g (I am one); its
 // context id comes later.
 status make_comm(const comm& parent, const group& g, comm*& out) noexcept {
-    try {
-        g_graveyard.reserve(g_graveyard.size() + g_live + 1);
-    } catch (const std::bad_alloc&) {
-        return status::no_mem;
-    }
-    auto* c = new (std::nothrow) comm;
-    if (!c) return status::no_mem;
-    c->rank = g.my_rank();
-    c->size = g.size();
-    c->map = g.map();
-    c->errhandler = parent.errhandler;
-    c->handle = comm_table().insert(c);
-    if (!c->handle) {
-        delete c;
-        return status::no_mem;
-    }
-    out = c;
+    if (const status s = comm_make(parent.errhandler, out); s != status::ok) return s;
+    out->rank = g.my_rank();
+    out->size = g.size();
+    out->map = g.map();
     return status::ok;
 }
 
@@ -77,44 +67,76 @@ status create_from(comm& parent, const group* g, comm*& out) noexcept {
     uint32_t ctx = 0;
     const status s = context_id_allocate(parent, ctx, ok);
     if (s != status::ok) {
-        if (c) {
-            comm_table().erase(c->handle);
-            delete c;
-        }
+        if (c) comm_discard(c);
         return ok ? s : status::no_mem;
     }
     if (!c) {
         context_id_release(ctx);  // the members keep it; I am not one
         return status::ok;
     }
-    c->context_id = ctx;
-    ++g_live;
+    comm_commit(c, ctx);
     out = c;
     return status::ok;
 }
 
 }  // namespace
 
-group comm_group(const comm& c) { return group(c.map, c.lpid(c.rank)); }
+status comm_make(MPI_Errhandler eh, comm*& out) noexcept {
+    reap();
+    try {
+        g_graveyard.reserve(g_graveyard.size() + g_live + 1);
+    } catch (const std::bad_alloc&) {
+        return status::no_mem;
+    }
+    auto* c = new (std::nothrow) comm;
+    if (!c) return status::no_mem;
+    c->errhandler = eh;
+    c->handle = comm_table().insert(c);
+    if (!c->handle) {
+        delete c;
+        return status::no_mem;
+    }
+    out = c;
+    return status::ok;
+}
+
+void comm_commit(comm* c, uint32_t ctx) noexcept {
+    c->context_id = ctx;
+    ++g_live;
+}
+
+void comm_discard(comm* c) noexcept {
+    comm_table().erase(c->handle);
+    delete c;
+}
+
+group comm_group(const comm& c) {
+    if (c.is_inter()) return group(c.inter->local->map, g_world.rank);  // lpid = world rank
+    return group(c.map, c.lpid(c.rank));
+}
 
 status comm_dup(comm& parent, comm*& out, bool offer) noexcept {
+    if (parent.is_inter()) return intercomm_dup(parent, out, offer);
     const group g = comm_group(parent);  // shares the map: no allocation
+    const status s = create_from(parent, offer ? &g : nullptr, out);
+    if (s == status::ok && out) out->topo = parent.topo;  // MPI: a dup keeps the topology
+    return s;
+}
+
+status comm_create(comm& parent, const group& g, comm*& out, bool offer) noexcept {
     return create_from(parent, offer ? &g : nullptr, out);
 }
 
-status comm_create(comm& parent, const group& g, comm*& out) noexcept {
-    return create_from(parent, &g, out);
-}
-
-status comm_split(comm& parent, int color, int key, comm*& out) noexcept {
+status comm_split(comm& parent, int color, int key, comm*& out, bool offer) noexcept {
     const int p = parent.size;
     util::scratch sb;
     auto* all = reinterpret_cast<int*>(sb.get(static_cast<std::size_t>(p) * 2 * sizeof(int)));
     if (!all) return status::no_mem;  // cannot take part in the exchange
     all[2 * parent.rank] = color;
     all[2 * parent.rank + 1] = key;
-    if (const status s = coll_allgather(all, 2 * sizeof(int), parent); s != status::ok) return s;
+    if (const status s = coll::allgather(all, 2 * sizeof(int), parent); s != status::ok) return s;
     // From here every member reaches the agreement, with or without its group.
+    if (!offer) return create_from(parent, nullptr, out);
     try {
         std::vector<int> colors(static_cast<std::size_t>(p)), keys(static_cast<std::size_t>(p));
         for (int r = 0; r < p; ++r) {
@@ -130,6 +152,7 @@ status comm_split(comm& parent, int color, int key, comm*& out) noexcept {
 
 void comm_release(comm* c) noexcept {
     if (c->predefined() || --c->refs > 0) return;
+    // An intercommunicator's local communicator goes with it (inter_deleter).
     comm_table().erase(c->handle);
     c->attrs.clear();
     --g_live;
@@ -139,7 +162,13 @@ void comm_release(comm* c) noexcept {
 
 int comm_compare(const comm& a, const comm& b) noexcept {
     if (&a == &b) return MPI_IDENT;
-    const int g = group_compare(comm_group(a), comm_group(b));
+    if (a.is_inter() != b.is_inter()) return MPI_UNEQUAL;
+    int g = group_compare(comm_group(a), comm_group(b));
+    if (a.is_inter()) {  // both groups count (MPI-4.1 §7.4.1)
+        const int r = group_compare(comm_remote_group(a), comm_remote_group(b));
+        if (r == MPI_UNEQUAL || g == MPI_UNEQUAL) return MPI_UNEQUAL;
+        if (r == MPI_SIMILAR) g = MPI_SIMILAR;
+    }
     return g == MPI_IDENT ? MPI_CONGRUENT : g;
 }
 

@@ -28,10 +28,10 @@ group comm_group(const comm& c);
 status comm_dup(comm& parent, comm*& out, bool offer = true) noexcept;
 // MPI_Comm_create: `g` is this process's group argument (a subgroup of the
 // parent; different processes may pass disjoint groups). out = nullptr when
-// this process is not in g.
-status comm_create(comm& parent, const group& g, comm*& out) noexcept;
-// MPI_Comm_split; color MPI_UNDEFINED gives out = nullptr.
-status comm_split(comm& parent, int color, int key, comm*& out) noexcept;
+// this process is not in g. offer: as for comm_dup.
+status comm_create(comm& parent, const group& g, comm*& out, bool offer = true) noexcept;
+// MPI_Comm_split; color MPI_UNDEFINED gives out = nullptr. offer: as for comm_dup.
+status comm_split(comm& parent, int color, int key, comm*& out, bool offer = true) noexcept;
 
 // Drops the user's reference. The communicator (and its context id) lives
 // on while a request still refers to it: MPI lets pending operations of a
@@ -40,6 +40,14 @@ void comm_release(comm* c) noexcept;
 
 // MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL.
 int comm_compare(const comm& a, const comm& b) noexcept;
+
+// For constructors that agree on their context ids themselves
+// (device/intercomm.cpp): comm_make gives a communicator with a handle and
+// the error handler eh (the caller fills rank, size, map); comm_commit gives
+// it its context id and counts it live; comm_discard undoes comm_make.
+status comm_make(MPI_Errhandler eh, comm*& out) noexcept;
+void comm_commit(comm* c, uint32_t ctx) noexcept;
+void comm_discard(comm* c) noexcept;
 
 // Destroys every created communicator, freed or not (MPI_Finalize).
 void comms_destroy_all() noexcept;

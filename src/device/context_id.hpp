@@ -14,7 +14,13 @@
 
 namespace ch4lite::dev {
 
-// All ids free except MPI_COMM_WORLD's (0) and MPI_COMM_SELF's (1).
+// Ids 2 and 3 carry the agreements of constructors that have no parent
+// communicator to talk on (device/group_comm.hpp): never allocated.
+inline constexpr uint32_t bridge_context_id = 2;
+inline constexpr uint32_t bridge_groups_context_id = 3;
+
+// All ids free except MPI_COMM_WORLD's (0), MPI_COMM_SELF's (1) and the
+// bridges' (2, 3).
 void context_ids_init() noexcept;
 // Collective over `parent`. status::exhausted when no id is free on every
 // member (32765 communicators live, or a member offered none). A member
@@ -22,6 +28,32 @@ void context_ids_init() noexcept;
 // new object) offers none, so every member fails alike.
 status context_id_allocate(comm& parent, uint32_t& id, bool offer = true) noexcept;
 void context_id_release(uint32_t id) noexcept;
+
+// For agreements over other process sets (intercommunicators, groups): the
+// process's free-id mask ...
+inline constexpr int context_mask_words = static_cast<int>(max_context_ids / 64);
+// ... its first `words` words (all zero when offer is false), ...
+void context_id_mask(uint64_t* out, int words, bool offer) noexcept;
+// ... and, once every member's masks are ANDed, the n lowest ids of the
+// result, marked used here (they are free here: this mask was in the AND).
+// False (nothing taken) when fewer than n are set.
+bool context_id_take(const uint64_t* common, int words, uint32_t* ids, int n) noexcept;
+
+// Nonblocking agreements (MPI_Comm_idup, device/comm_idup.cpp) pick an id
+// from a common mask while other work goes on, then check that every member
+// could still reserve it. A blocking agreement that has offered its mask and
+// waits for the AND must not see one of those ids taken meanwhile: it marks
+// itself (offer_scope), and a nonblocking one that finds any in flight
+// declines to reserve (and retries).
+struct offer_scope {
+    offer_scope() noexcept;
+    ~offer_scope();
+    offer_scope(const offer_scope&) = delete;
+    offer_scope& operator=(const offer_scope&) = delete;
+};
+bool context_id_offers_pending() noexcept;
+// Reserves `id` if it is free here (true), for a nonblocking agreement.
+bool context_id_reserve(uint32_t id) noexcept;
 // Ids free on this process.
 int context_ids_free() noexcept;
 

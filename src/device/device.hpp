@@ -86,6 +86,9 @@ struct device_state {
     // inline on every send and poll.
     uint32_t deferred_sends = 0;
     uint32_t deferred_recvs = 0;
+    // Collective schedules running (coll/sched.hpp): polled by progress()
+    // while nonzero. Next to the deferred counters, so one test covers all.
+    uint32_t sched_active = 0;
 };
 
 extern device_state g_dev;

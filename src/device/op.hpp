@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Reduction operations: the predefined MPI ops as kernels over typed element
-// streams, and user ops. Collectives (device/coll_*.cpp) and RMA accumulate
+// streams, and user ops. Collectives (coll/*.cpp) and RMA accumulate
 // both call these.
 //
 // Kernel API (predefined ops):

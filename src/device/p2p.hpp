@@ -242,6 +242,31 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
     }
 }
 
+// The message at the head of local source `rank`'s ring, if it is a plain
+// eager one on ctx with exactly (rank, tag) that fits in cap bytes: copied
+// to buf and popped (true). Anything else at the head stays for progress.
+// For callers that know no posted receive can match that message first
+// (a collective schedule's own tag, coll/sched.cpp) and have already looked
+// in the unexpected queue, which holds the earlier arrivals.
+// `ring` is the source's shm.local_index() (the device-matching path only).
+inline bool take_ring_head(uint32_t ring, uint32_t ctx, void* buf, std::size_t cap, int rank, int tag,
+                           direct_recv& out) noexcept {
+    const uint32_t i = ring;
+    const shm::cell* x = g_dev.shm.head(i);
+    if (!x || x->handler != am_eager || x->hlen != sizeof(eager_hdr) || x->plen > cap) return false;
+    eager_hdr h;
+    std::memcpy(&h, x->bytes, sizeof h);
+    if (h.context != ctx || h.flags != 0 || h.src_rank != rank || h.tag != tag) return false;
+    uint64_t data_end;
+    const void* payload = g_dev.shm.head_payload(i, *x, data_end);
+    shm::small_copy(buf, payload, x->plen);
+    out.src_rank = h.src_rank;
+    out.tag = h.tag;
+    out.bytes = x->plen;
+    g_dev.shm.pop(i, data_end);
+    return true;
+}
+
 // Nonblocking probe. found=false when nothing matches yet.
 inline bool iprobe(comm& c, int rank, int tag, int& src_rank, int& src_tag,
                    std::size_t& bytes) noexcept {

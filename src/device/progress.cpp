@@ -60,6 +60,13 @@ void idle_init(idle_policy& p, bool oversubscribed) noexcept {
     if (p.m != idle_policy::mode::never) (void)::prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 }
 
+int background_progress() noexcept {
+    int n = 0;
+    if (!deferred_empty()) n += deferred_progress();
+    if (g_dev.sched_active != 0) n += coll::sched_progress();
+    return n;
+}
+
 void idle_step(unsigned& idle) noexcept {
     ++idle;
     // A quiet netmod (device.hpp) still gets a poll now and then, so any

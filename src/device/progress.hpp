@@ -8,6 +8,11 @@
 #include "device/device.hpp"
 #include "device/request.hpp"
 
+namespace ch4lite::coll {
+// Polls the running collective schedules (coll/sched.hpp).
+int sched_progress() noexcept;
+}  // namespace ch4lite::coll
+
 namespace ch4lite::dev {
 
 // Operations that could not start for lack of resources, retried in order.
@@ -16,12 +21,30 @@ inline bool deferred_sends_empty() noexcept { return g_dev.deferred_sends == 0; 
 inline bool deferred_recvs_empty() noexcept { return g_dev.deferred_recvs == 0; }
 inline bool deferred_empty() noexcept { return (g_dev.deferred_sends | g_dev.deferred_recvs) == 0; }
 
+// The rarer work of a poll, out of line: deferred operations and running
+// collective schedules. progress() tests the three counters at once, so the
+// point-to-point path pays the same one predictable branch as before
+// schedules existed.
+int background_progress() noexcept;
+inline bool background_idle() noexcept {
+    return (g_dev.deferred_sends | g_dev.deferred_recvs | g_dev.sched_active) == 0;
+}
+
 // One poll of everything; returns the number of events handled. shm first:
 // its idle poll is one cache-line load per local peer. A netmod that carries
 // nothing (g_dev.nm_quiet: every peer local) is left to idle_step, which
 // polls it once in a long while: its idle poll can be a system call (a few
 // microseconds with tcp;ofi_rxm), which would dominate on-node latency.
 inline int progress() noexcept {
+    int n = g_dev.shm.progress();
+    if (!g_dev.nm_quiet) n += g_dev.nm.progress();
+    if (__builtin_expect(!background_idle(), 0)) n += background_progress();
+    return n;
+}
+
+// progress() but the collective schedules: for coll::wait, which polls
+// them itself, before the transports.
+inline int progress_transports() noexcept {
     int n = g_dev.shm.progress();
     if (!g_dev.nm_quiet) n += g_dev.nm.progress();
     if (!deferred_empty()) n += deferred_progress();
@@ -33,7 +56,7 @@ inline int progress() noexcept {
 inline int progress_except(uint32_t lo, uint32_t hi) noexcept {
     int n = g_dev.shm.progress_except(lo, hi);
     if (!g_dev.nm_quiet) n += g_dev.nm.progress();
-    if (!deferred_empty()) n += deferred_progress();
+    if (__builtin_expect(!background_idle(), 0)) n += background_progress();
     return n;
 }
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <new>
 
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "device/comm.hpp"
 #include "device/comm_create.hpp"
 #include "rma/native.hpp"
@@ -85,7 +85,7 @@ status begin(win* w, dev::comm& c) noexcept {
 // every other member with exhausted.
 status finish(win* w, peer_info mine) noexcept {
     w->peers[static_cast<std::size_t>(w->rank())] = mine;
-    status s = dev::coll_allgather(w->peers.data(), sizeof(peer_info), *w->comm);
+    status s = coll::allgather(w->peers.data(), sizeof(peer_info), *w->comm);
     if (s != status::ok) return s;
     for (const peer_info& p : w->peers)
         if (p.failed) return mine.failed ? status::no_mem : status::exhausted;
@@ -187,7 +187,7 @@ status win_free(win* w) noexcept {
     // Our replies and messages must be gone, and nobody may still read or
     // write our memory: drain, then synchronize the members.
     wait_until([w] { return w->inflight == 0; });
-    const status s = dev::coll_barrier(*w->comm);
+    const status s = coll::barrier(*w->comm);
     // Remapped memory goes back by copy: no shm sender may still be writing
     // half of a large message into it (win_remap.cpp).
     if (w->remap_fd >= 0) wait_until([] { return dev::g_dev.splits_pending == 0; });

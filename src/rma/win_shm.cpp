@@ -23,7 +23,7 @@
 #include <span>
 #include <vector>
 
-#include "device/coll.hpp"
+#include "coll/coll.hpp"
 #include "device/comm.hpp"
 #include "device/device.hpp"
 #include "rma/win_internal.hpp"
@@ -70,7 +70,7 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     mine.size = memory ? w->size : 0;
     const auto& nodes = dev::g_dev.boot.node_of();
     mine.node = nodes[static_cast<std::size_t>(dev::g_dev.world_rank)];
-    if (dev::coll_allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
+    if (coll::allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
     // My node's members (comm-rank order); their slots and offsets.
     int* const local_ranks = reinterpret_cast<int*>(info + n);
     std::size_t nlocal = 0;
@@ -95,7 +95,7 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     }
     // Round 2: the creators' names.
     mine.ok = 1;
-    if (dev::coll_allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
+    if (coll::allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
     if (locals.size() > 1 && locals.size() <= sync_max_local && !creator) {
         const node_info& c = info[locals.front()];
         try {
@@ -108,7 +108,7 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     if (s != status::ok && locals.size() > 1) util::verbose("rma: window segment: %s", why.c_str());
     // Round 3: did everybody of my node get it?
     mine.ok = s == status::ok;
-    if (dev::coll_allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
+    if (coll::allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
     bool all = locals.size() > 1 && locals.size() <= sync_max_local;
     for (int r : locals) all = all && info[r].ok;
     if (creator) w->seg.unlink();

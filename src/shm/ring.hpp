@@ -148,7 +148,7 @@ inline bool copy_for_reader(std::byte* dst, const void* src, std::size_t n,
 
 // Cached copies into memory another process reads are judged by their
 // speed (the rings' adaptive stores below, the staged broadcast's fill in
-// device/coll_stage.cpp; docs/shm.md, "Cached or streamed stores"):
+// coll/stage.cpp; docs/shm.md, "Cached or streamed stores"):
 // copy_ran_slow runs copy() and says whether it moved n bytes slower than
 // bytes_per_ns; second_slow_in_a_row counts slow ones in a row (a fast one
 // resets) and says when the second came, starting anew.
