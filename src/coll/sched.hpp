@@ -128,9 +128,9 @@ class sched : public dev::request_ext {
     // a user op's functions are copied too, MPI_Op_free may come first).
     void set_op(const reduction& op) noexcept;
     const reduction& op() const noexcept { return op_; }
-    // n bytes owned by the schedule, at a fixed address until it is deleted
-    // (nullptr, and commit() fails, when out of memory; n == 0: a valid
-    // non-null pointer).
+    // n bytes owned by the schedule, 16-byte aligned, at a fixed address
+    // until it is deleted (nullptr, and commit() fails, when out of memory;
+    // n == 0: a valid non-null pointer).
     std::byte* scratch(std::size_t n) noexcept;
     // Later send/recv steps run on c (an intercommunicator's local
     // communicator, and back).
@@ -147,8 +147,8 @@ class sched : public dev::request_ext {
     status commit() noexcept;
 
     // ---- running (after commit)
-    // Runs the schedule once, completing r (a coll request with cc == 1, or
-    // use start_request) when done; r->result is the schedule's result. The
+    // Runs the schedule once, completing r (a coll request with cc == 1:
+    // coll_request()) when done; r->result is the schedule's result. The
     // schedule must not be running. May complete r before returning.
     void start(dev::request* r) noexcept;
     bool running() const noexcept { return req_ != nullptr; }

@@ -6,6 +6,7 @@
  * default 0). Non-commutative ops exercise the schedules' rank-order
  * folds and the non-commutative Reduce's forwarding from rank 0. */
 #include "nbcwrap.h"
+#define ALLREDUCE_NAME (g_form < 2 ? "MPI_Iallreduce" : "MPI_Allreduce_init")
 #define main ops_main
 #include "coll_ops.c"
 #undef main
