@@ -7,6 +7,7 @@
 #include "api/errors.hpp"
 #include "api/group_handles.hpp"
 #include "api/handles.hpp"
+#include "api/info_obj.hpp"
 #include "device/comm_create.hpp"
 #include "device/device.hpp"
 
@@ -39,7 +40,7 @@ void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept {
     *newcomm = reinterpret_cast<MPI_Comm>(c->handle);
 }
 
-int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcept {
+int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, bool with_info) noexcept {
     CH4_REQUIRE_INIT_IN(fn);
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
@@ -49,6 +50,7 @@ int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcep
     dev::comm* out = nullptr;
     if (const status s = dev::comm_dup(*c, out); s != status::ok) return creation_failed(fn, comm, s);
     hand_out(out, newcomm);
+    api::comm_hints_dup(*c, *out, info, with_info);
     if (const int rc = api::attrs_copy(fn, comm, *c, *out); rc != MPI_SUCCESS) {
         api::errhandler_release(out->errhandler);
         dev::comm_release(out);
@@ -64,13 +66,13 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_dup)
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-    return dup(__func__, comm, MPI_INFO_NULL, newcomm);
+    return dup(__func__, comm, MPI_INFO_NULL, newcomm, false);
 }
 
 CH4_PMPI(MPI_Comm_dup_with_info)
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-    // no communicator hints are supported; MPI lets us ignore them
-    return dup(__func__, comm, info, newcomm);
+    // the hints in info replace those of comm (api/comm_info.cpp)
+    return dup(__func__, comm, info, newcomm, true);
 }
 
 CH4_PMPI(MPI_Comm_split)

@@ -412,6 +412,9 @@ int MPI_Cancel(MPI_Request* request) {
     if (api::persistent* p = api::persistent_of(r)) {
         if (!p->active)
             CH4_FAIL(p->comm, MPI_ERR_REQUEST, "the persistent request is inactive (not started)");
+        if (p->kind == api::persist_kind::psend || p->kind == api::persist_kind::precv)
+            CH4_FAIL(p->comm, MPI_ERR_REQUEST,
+                     "an active partitioned request cannot be cancelled (MPI-4.1 §4.1)");
         r = p->inner;
     }
     if (api::grequest* g = api::grequest_of(r)) {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// Persistent point-to-point requests: MPI_Send_init, MPI_Ssend_init,
-// MPI_Rsend_init, MPI_Recv_init (int and _c counts). The arguments are
+// Persistent point-to-point requests: MPI_Send_init, MPI_Bsend_init,
+// MPI_Ssend_init, MPI_Rsend_init, MPI_Recv_init (int and _c counts). The arguments are
 // checked once, at init; the recipe keeps the datatype (retained: the user
 // may free the handle) and the communicator handle. Each MPI_Start is then
 // the body of MPI_Isend / MPI_Irecv after their checks (api::send_checked,
-// recv_checked): the same protocols, the same direct paths.
+// recv_checked, bsend_checked): the same protocols, the same direct paths.
+#include "api/bsend.hpp"
 #include "api/p2p_common.hpp"
 #include "api/persistent.hpp"
 
@@ -19,6 +20,7 @@ struct p2p_recipe : api::persistent {
         if (d.t) d.t->release();
     }
     bool send = true;
+    bool buffered = false;  // MPI_Bsend_init
     send_mode mode = send_mode::standard;
     void* buf = nullptr;
     int64_t count = 0;
@@ -30,7 +32,8 @@ struct p2p_recipe : api::persistent {
 };
 
 int init(const char* func, bool send, send_mode mode, const void* buf, int64_t count,
-         MPI_Datatype dt, int peer, int tag, MPI_Comm comm, MPI_Request* request) {
+         MPI_Datatype dt, int peer, int tag, MPI_Comm comm, MPI_Request* request,
+         bool buffered = false) {
     CH4_REQUIRE_INIT_IN(func);
     if (!request) CH4_FAIL_IN(func, comm, MPI_ERR_ARG, "request (output) is NULL");
     dev::comm* c = api::lookup_comm(comm);
@@ -58,6 +61,7 @@ int init(const char* func, bool send, send_mode mode, const void* buf, int64_t c
     if (!p) CH4_FAIL_IN(func, comm, MPI_ERR_NO_MEM, "cannot allocate the persistent request");
     p->comm = comm;
     p->send = send;
+    p->buffered = buffered;
     p->mode = mode;
     p->buf = const_cast<void*>(buf);
     p->count = count;
@@ -84,7 +88,9 @@ int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
         CH4_FAIL_IN(func, p.comm, MPI_ERR_COMM,
                     "the persistent request's communicator was freed");
     MPI_Request inner = MPI_REQUEST_NULL;
-    const int rc = p.send ? send_checked(func, *c, p.comm, p.buf, p.count, p.d, p.bytes, p.start,
+    const int rc = p.buffered ? bsend_checked(func, *c, p.comm, p.buf, p.count, p.d, p.bytes, p.start,
+                                              p.peer, p.tag, &inner)
+                 : p.send ? send_checked(func, *c, p.comm, p.buf, p.count, p.d, p.bytes, p.start,
                                          p.peer, p.tag, p.mode, &inner)
                           : recv_checked(func, *c, p.comm, p.buf, p.count, p.d, p.bytes, p.start,
                                          p.peer, p.tag, MPI_STATUS_IGNORE, &inner);
@@ -108,6 +114,18 @@ CH4_PMPI(MPI_Send_init_c)
 int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request* request) {
     return init(__func__, true, send_mode::standard, buf, count, datatype, dest, tag, comm, request);
+}
+CH4_PMPI(MPI_Bsend_init)
+int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                   MPI_Request* request) {
+    return init(__func__, true, send_mode::standard, buf, count, datatype, dest, tag, comm, request,
+                true);
+}
+CH4_PMPI(MPI_Bsend_init_c)
+int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+    return init(__func__, true, send_mode::standard, buf, count, datatype, dest, tag, comm, request,
+                true);
 }
 CH4_PMPI(MPI_Ssend_init)
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,

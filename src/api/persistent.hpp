@@ -54,6 +54,7 @@ int start_persistent(const char* func, dev::request* r) noexcept;
 // (p.active is false; on success they set p.inner to a started request and
 // p.active = true; on failure they raise the error and leave p inactive).
 int start_p2p(const char* func, dev::request* r, persistent& p) noexcept;
+int start_part(const char* func, dev::request* r, persistent& p) noexcept;  // psend, precv
 
 // What a completion function waits on for user request r: r itself, the
 // current activation of a persistent request, or nullptr for an inactive

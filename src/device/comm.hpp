@@ -43,6 +43,7 @@ class comm {
     std::unique_ptr<coll_stage, coll_stage_deleter> stage;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
+    uint8_t hints = 0;      // MPI_Comm_set_info assertions we keep (api/comm_info.cpp)
     bool reap_busy = false; // freed, and a request still points here (comm_create.cpp)
 
     uint32_t ctx_p2p() const noexcept { return context_id << 1; }
