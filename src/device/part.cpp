@@ -187,6 +187,11 @@ void match_send(part_ep* ep, const init_hdr& h) noexcept {
     ep->bad = h.total != ep->total;
     const ack_hdr a{h.token, ep->token, ep->total};
     (void)send_ctrl(ep->peer, am_part_ack, &a, sizeof a);
+    if (ep->bad && ep->act && !ep->granted) {  // a round already started: no CTS will come
+        request* act = ep->act;
+        ep->act = nullptr;
+        fail_now(act, status::truncated);
+    }
 }
 
 void on_init(int src, const init_hdr& h) noexcept {
