@@ -37,6 +37,11 @@ int settle(const char* func, dev::request* u, MPI_Status* st, MPI_Comm& comm, bo
         dev::request* w = p->inner;
         p->inner = nullptr;
         p->active = false;
+        if (p->inner_local) {  // finished without a request: nothing to release
+            p->inner_local = false;
+            api::fill_status(st, w);
+            return MPI_SUCCESS;
+        }
         MPI_Comm c = p->comm;
         const int code = api::settle_request(func, w, st, c);
         return code;
@@ -89,7 +94,11 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
     if (!u) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
     if (dev::request* w = api::wait_target(u)) {
         if (blocking) {
-            dev::wait(w);
+            api::persistent* p = u->kind == dev::req_kind::persistent ? api::persistent_of(u) : nullptr;
+            if (p && p->kind == api::persist_kind::p2p && w->cc != 0)
+                api::wait_p2p(*p);
+            else
+                dev::wait(w);
         } else if (w->cc != 0) {
             dev::progress();
             if (w->cc != 0) {
@@ -378,8 +387,9 @@ int MPI_Request_free(MPI_Request* request) {
                          "before freeing it",
                          p->kind == api::persist_kind::coll ? "collective" : "partitioned");
             // The activation completes on its own; nothing reports it.
-            dev::request_release(p->inner);
+            if (!p->inner_local) dev::request_release(p->inner);
             p->inner = nullptr;
+            p->inner_local = false;
             p->active = false;
         }
         dev::request_release(r);

@@ -1,10 +1,22 @@
 // SPDX-License-Identifier: MIT
 // Persistent point-to-point requests: MPI_Send_init, MPI_Bsend_init,
-// MPI_Ssend_init, MPI_Rsend_init, MPI_Recv_init (int and _c counts). The arguments are
-// checked once, at init; the recipe keeps the datatype (retained: the user
-// may free the handle) and the communicator handle. Each MPI_Start is then
-// the body of MPI_Isend / MPI_Irecv after their checks (api::send_checked,
-// recv_checked, bsend_checked): the same protocols, the same direct paths.
+// MPI_Ssend_init, MPI_Rsend_init, MPI_Recv_init (int and _c counts). The
+// arguments are checked once, at init; the recipe keeps the datatype
+// (retained: the user may free the handle) and the communicator handle.
+// Each MPI_Start is then the body of MPI_Isend / MPI_Irecv after their
+// checks: the same protocols. For a contiguous message on a node, a start
+// takes the request-free direct paths of MPI_Send / MPI_Recv (device/p2p.hpp,
+// docs/shm.md "Direct paths") when they apply:
+//   send  one shm ring cell written at MPI_Start: done, no request;
+//   recv  a matching eager message already queued is copied out at
+//         MPI_Start; else the receive is posted as usual (so it keeps its
+//         place in matching order), and an MPI_Wait that finds it the only
+//         receive posted on its context takes it off the queue and waits
+//         on the rings themselves (recv_direct), as MPI_Recv does; when the
+//         first matching message needs the request path, it is posted
+//         again and matches that message from the unexpected queue.
+// Such an activation is the recipe's own `done` request (inner_local), which
+// the completion functions settle without releasing.
 #include "api/bsend.hpp"
 #include "api/p2p_common.hpp"
 #include "api/persistent.hpp"
@@ -29,6 +41,7 @@ struct p2p_recipe : api::persistent {
     const void* start = nullptr;
     int peer = 0;  // destination or source
     int tag = 0;
+    dev::request done;  // the activation of a start that needed no request
 };
 
 int init(const char* func, bool send, send_mode mode, const void* buf, int64_t count,
@@ -81,12 +94,70 @@ int init(const char* func, bool send, send_mode mode, const void* buf, int64_t c
 
 namespace ch4lite::api {
 
+namespace {
+
+// The start finished without a request: `done` is the activation.
+int finish_local(p2p_recipe& p, dev::req_kind kind, int src, int tag, std::size_t bytes) noexcept {
+    dev::request& d = p.done;
+    d.kind = kind;
+    d.cc = 0;
+    d.result = status::ok;
+    d.cancelled = false;
+    d.src_rank = src;
+    d.tag = tag;
+    d.bytes = bytes;
+    p.inner = &d;
+    p.inner_local = true;
+    p.active = true;
+    return MPI_SUCCESS;
+}
+
+int started(const char* func, p2p_recipe& p, status s, dev::request* a) noexcept {
+    if (s != status::ok)
+        CH4_FAIL_IN(func, p.comm, class_of(s), "cannot start the %s: %s", p.send ? "send" : "receive",
+                    to_string(s));
+    p.inner = a;
+    p.active = true;
+    return MPI_SUCCESS;
+}
+
+// Whether the device matches point-to-point itself (the direct paths' domain).
+inline bool device_matching() noexcept {
+    if constexpr (dev::native_tagged) return dev::g_dev.device_matching;
+    return true;
+}
+
+}  // namespace
+
 int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
     auto& p = static_cast<p2p_recipe&>(base);
+    (void)r;
     dev::comm* c = lookup_comm(p.comm);
     if (!c)
         CH4_FAIL_IN(func, p.comm, MPI_ERR_COMM,
                     "the persistent request's communicator was freed");
+    if (!p.buffered && p.peer != MPI_PROC_NULL && (p.d.contig || p.bytes == 0)) {
+        void* buf = const_cast<void*>(p.start);
+        dev::request* a = nullptr;
+        if (p.send) {
+            if (p.mode != send_mode::sync &&
+                dev::send_direct(c->ctx_p2p(), buf, p.bytes, *c, p.peer, p.tag))
+                return finish_local(p, dev::req_kind::send, c->rank, p.tag, p.bytes);
+            const status s = dev::isend(buf, p.bytes, *c, p.peer, p.tag, p.mode == send_mode::sync, a);
+            return started(func, p, s, a);
+        }
+        if (device_matching() && !dev::queues().unexpected_empty(c->ctx_p2p())) {
+            // Unexpected messages never match a posted receive (a receive
+            // takes from them when posted, an arrival matches the posted
+            // ones first): the first match here is this receive's.
+            dev::direct_recv got;
+            if (dev::am_take_unexpected_eager(c->ctx_p2p(), p.peer, p.tag, buf, p.bytes, got) ==
+                dev::direct_take::taken)
+                return finish_local(p, dev::req_kind::recv, got.src_rank, got.tag, got.bytes);
+        }
+        const status s = dev::irecv(buf, p.bytes, *c, p.peer, p.tag, a);
+        return started(func, p, s, a);
+    }
     MPI_Request inner = MPI_REQUEST_NULL;
     const int rc = p.buffered ? bsend_checked(func, *c, p.comm, p.buf, p.count, p.d, p.bytes, p.start,
                                               p.peer, p.tag, &inner)
@@ -97,8 +168,27 @@ int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
     if (rc != MPI_SUCCESS) return rc;
     p.inner = dev::request_from_handle(reinterpret_cast<uintptr_t>(inner));
     p.active = true;
-    (void)r;
     return MPI_SUCCESS;
+}
+
+void wait_p2p(persistent& base) noexcept {
+    auto& p = static_cast<p2p_recipe&>(base);
+    dev::request* r = p.inner;
+    if (!p.send && !p.inner_local && r->kind == dev::req_kind::recv && r->cc != 0 && !r->dt &&
+        device_matching() && dev::queues().sole_posted(r)) {
+        (void)dev::queues().unpost(r);
+        dev::direct_recv got;
+        if (dev::recv_direct(r->context, r->buf, r->capacity, *r->c, r->match_rank, r->match_tag, got)) {
+            r->cc = 0;
+            dev::request_release(r);
+            (void)finish_local(p, dev::req_kind::recv, got.src_rank, got.tag, got.bytes);
+            return;
+        }
+        // The first match needs the request path (rendezvous, Ssend, too
+        // long, a remote source): post again; it is in the unexpected queue.
+        (void)dev::am_irecv(r);
+    }
+    dev::wait(p.inner);
 }
 
 }  // namespace ch4lite::api

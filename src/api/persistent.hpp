@@ -34,6 +34,10 @@ struct persistent : dev::request_ext {
     bool active = false;           // started and not yet returned by a completion function
     dev::request* inner = nullptr; // the current activation (while active)
     MPI_Comm comm = MPI_COMM_NULL; // for errors (and the operation's communicator)
+    // `inner` is an object of the recipe, not of the request pool: an
+    // activation that finished without a request (p2p_persistent.cpp's
+    // direct paths). Settled by reading its status, never released.
+    bool inner_local = false;
 };
 
 // The persistent recipe of a request, or nullptr when r is another kind.
@@ -55,6 +59,11 @@ int start_persistent(const char* func, dev::request* r) noexcept;
 // p.active = true; on failure they raise the error and leave p inactive).
 int start_p2p(const char* func, dev::request* r, persistent& p) noexcept;
 int start_part(const char* func, dev::request* r, persistent& p) noexcept;  // psend, precv
+
+// MPI_Wait of an active persistent point-to-point request whose activation
+// is not complete: waits for it, through the direct receive path when it
+// can (p.inner may then become the recipe's local done object).
+void wait_p2p(persistent& p) noexcept;
 
 // What a completion function waits on for user request r: r itself, the
 // current activation of a persistent request, or nullptr for an inactive
