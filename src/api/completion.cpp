@@ -40,7 +40,9 @@ int settle(const char* func, dev::request* u, MPI_Status* st, MPI_Comm& comm, bo
         if (p->inner_local) {  // finished without a request: nothing to release
             p->inner_local = false;
             api::fill_status(st, w);
-            return MPI_SUCCESS;
+            if (w->result == status::ok) return MPI_SUCCESS;
+            return api::error_code(api::class_of(w->result), func, "the receive could not be posted: %s",
+                                   to_string(w->result));
         }
         MPI_Comm c = p->comm;
         const int code = api::settle_request(func, w, st, c);
@@ -92,13 +94,14 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
     }
     dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
     if (!u) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
-    if (dev::request* w = api::wait_target(u)) {
+    // MPI_Wait on a persistent point-to-point request: wait_p2p (direct
+    // receive paths) before wait_target would post an armed receive.
+    api::persistent* pp = blocking && u->kind == dev::req_kind::persistent ? api::persistent_of(u) : nullptr;
+    if (pp && pp->kind == api::persist_kind::p2p && pp->active) {
+        api::wait_p2p(*pp);
+    } else if (dev::request* w = api::wait_target(u)) {
         if (blocking) {
-            api::persistent* p = u->kind == dev::req_kind::persistent ? api::persistent_of(u) : nullptr;
-            if (p && p->kind == api::persist_kind::p2p && w->cc != 0)
-                api::wait_p2p(*p);
-            else
-                dev::wait(w);
+            dev::wait(w);
         } else if (w->cc != 0) {
             dev::progress();
             if (w->cc != 0) {
@@ -380,6 +383,7 @@ int MPI_Request_free(MPI_Request* request) {
     dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
     if (!r) CH4_FAIL_SELF(MPI_ERR_REQUEST, "invalid request handle (MPI_REQUEST_NULL or freed)");
     if (api::persistent* p = api::persistent_of(r)) {
+        (void)api::wait_target(r);  // an armed receive is posted first
         if (p->active) {
             if (p->kind != api::persist_kind::p2p)
                 CH4_FAIL(p->comm, MPI_ERR_REQUEST,
@@ -425,7 +429,7 @@ int MPI_Cancel(MPI_Request* request) {
         if (p->kind == api::persist_kind::psend || p->kind == api::persist_kind::precv)
             CH4_FAIL(p->comm, MPI_ERR_REQUEST,
                      "an active partitioned request cannot be cancelled (MPI-4.1 §4.1)");
-        r = p->inner;
+        r = api::wait_target(r);  // (posts an armed receive)
     }
     if (api::grequest* g = api::grequest_of(r)) {
         const int rc = g->cancel_fn ? g->cancel_fn(g->extra_state, r->cc == 0) : MPI_SUCCESS;

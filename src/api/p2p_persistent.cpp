@@ -9,17 +9,20 @@
 // docs/shm.md "Direct paths") when they apply:
 //   send  one shm ring cell written at MPI_Start: done, no request;
 //   recv  a matching eager message already queued is copied out at
-//         MPI_Start; else the receive is posted as usual (so it keeps its
-//         place in matching order), and an MPI_Wait that finds it the only
-//         receive posted on its context takes it off the queue and waits
-//         on the rings themselves (recv_direct), as MPI_Recv does; when the
-//         first matching message needs the request path, it is posted
-//         again and matches that message from the unexpected queue.
+//         MPI_Start; else the receive is armed, not posted
+//         (device/lazy_recv.hpp: any receive or probe of its context posts
+//         it first, so matching order is kept), and MPI_Wait, when it is
+//         the only receive of its context, waits on the rings themselves
+//         (recv_direct), as MPI_Recv does; when the first matching message
+//         needs the request path, the receive is posted then and matches
+//         that message from the unexpected queue. Any other completion
+//         function (MPI_Test, MPI_Waitall, ...) posts it (wait_target).
 // Such an activation is the recipe's own `done` request (inner_local), which
 // the completion functions settle without releasing.
 #include "api/bsend.hpp"
 #include "api/p2p_common.hpp"
 #include "api/persistent.hpp"
+#include "device/lazy_recv.hpp"
 
 using namespace ch4lite;
 using api::send_mode;
@@ -42,6 +45,7 @@ struct p2p_recipe : api::persistent {
     int peer = 0;  // destination or source
     int tag = 0;
     dev::request done;  // the activation of a start that needed no request
+    dev::lazy_recv lz;  // the receive while armed
 };
 
 int init(const char* func, bool send, send_mode mode, const void* buf, int64_t count,
@@ -97,11 +101,12 @@ namespace ch4lite::api {
 namespace {
 
 // The start finished without a request: `done` is the activation.
-int finish_local(p2p_recipe& p, dev::req_kind kind, int src, int tag, std::size_t bytes) noexcept {
+int finish_local(p2p_recipe& p, dev::req_kind kind, int src, int tag, std::size_t bytes,
+                 status result = status::ok) noexcept {
     dev::request& d = p.done;
     d.kind = kind;
     d.cc = 0;
-    d.result = status::ok;
+    d.result = result;
     d.cancelled = false;
     d.src_rank = src;
     d.tag = tag;
@@ -155,6 +160,20 @@ int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
                 dev::direct_take::taken)
                 return finish_local(p, dev::req_kind::recv, got.src_rank, got.tag, got.bytes);
         }
+        if (device_matching()) {  // armed, posted when anything could tell
+            dev::lazy_recv& l = p.lz;
+            l.buf = buf;
+            l.bytes = p.bytes;
+            l.c = c;
+            l.rank = p.peer;
+            l.tag = p.tag;
+            l.ctx = c->ctx_p2p();
+            dev::lazy_arm(l);
+            p.armed = true;
+            p.inner = nullptr;
+            p.active = true;
+            return MPI_SUCCESS;
+        }
         const status s = dev::irecv(buf, p.bytes, *c, p.peer, p.tag, a);
         return started(func, p, s, a);
     }
@@ -171,22 +190,40 @@ int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
     return MPI_SUCCESS;
 }
 
+void persistent_post(persistent& base) noexcept {
+    auto& p = static_cast<p2p_recipe&>(base);
+    dev::lazy_recv& l = p.lz;
+    if (l.armed) dev::lazy_post_ctx(l.ctx);  // with the earlier ones of its context
+    p.armed = false;
+    if (l.posted)
+        p.inner = l.posted;
+    else
+        (void)finish_local(p, dev::req_kind::recv, MPI_PROC_NULL, MPI_ANY_TAG, 0, l.error);
+}
+
 void wait_p2p(persistent& base) noexcept {
     auto& p = static_cast<p2p_recipe&>(base);
-    dev::request* r = p.inner;
-    if (!p.send && !p.inner_local && r->kind == dev::req_kind::recv && r->cc != 0 && !r->dt &&
-        device_matching() && dev::queues().sole_posted(r)) {
-        (void)dev::queues().unpost(r);
-        dev::direct_recv got;
-        if (dev::recv_direct(r->context, r->buf, r->capacity, *r->c, r->match_rank, r->match_tag, got)) {
-            r->cc = 0;
-            dev::request_release(r);
-            (void)finish_local(p, dev::req_kind::recv, got.src_rank, got.tag, got.bytes);
-            return;
+    if (p.armed) {
+        dev::lazy_recv& l = p.lz;
+        if (l.armed && dev::lazy_only(l) && dev::queues().posted_empty(l.ctx)) {
+            // Nothing else on the context to keep order with: as MPI_Recv.
+            dev::lazy_disarm(l);
+            p.armed = false;
+            dev::direct_recv got;
+            if (dev::recv_direct(l.ctx, l.buf, l.bytes, *l.c, l.rank, l.tag, got)) {
+                (void)finish_local(p, dev::req_kind::recv, got.src_rank, got.tag, got.bytes);
+                return;
+            }
+            // The first match needs the request path (rendezvous, Ssend,
+            // too long, a remote source): it waits in the unexpected queue.
+            dev::lazy_post_now(l);
+            if (l.posted)
+                p.inner = l.posted;
+            else
+                (void)finish_local(p, dev::req_kind::recv, MPI_PROC_NULL, MPI_ANY_TAG, 0, l.error);
+        } else {
+            persistent_post(p);
         }
-        // The first match needs the request path (rendezvous, Ssend, too
-        // long, a remote source): post again; it is in the unexpected queue.
-        (void)dev::am_irecv(r);
     }
     dev::wait(p.inner);
 }

@@ -38,6 +38,9 @@ struct persistent : dev::request_ext {
     // activation that finished without a request (p2p_persistent.cpp's
     // direct paths). Settled by reading its status, never released.
     bool inner_local = false;
+    // A point-to-point receive armed instead of posted (device/lazy_recv.hpp):
+    // `inner` is not set until persistent_post (wait_target) or MPI_Wait.
+    bool armed = false;
 };
 
 // The persistent recipe of a request, or nullptr when r is another kind.
@@ -69,9 +72,11 @@ void wait_p2p(persistent& p) noexcept;
 // current activation of a persistent request, or nullptr for an inactive
 // persistent request (which, like MPI_REQUEST_NULL, is already "complete"
 // with an empty status).
+void persistent_post(persistent& p) noexcept;  // posts an armed receive (p2p_persistent.cpp)
 inline dev::request* wait_target(dev::request* r) noexcept {
     if (r->kind != dev::req_kind::persistent) return r;
     persistent* p = static_cast<persistent*>(r->ext);
+    if (__builtin_expect(p->armed, 0)) persistent_post(*p);
     return p->active ? p->inner : nullptr;
 }
 

@@ -74,12 +74,6 @@ class match_queues {
         const ctx_lists* l = ctx < by_ctx_.size() ? by_ctx_[ctx].get() : nullptr;
         return !l || l->posted.empty();
     }
-    // r (posted) is the only receive posted on its context (api's
-    // persistent receive then waits on the rings directly: p2p_persistent.cpp).
-    bool sole_posted(request* r) const noexcept {
-        const ctx_lists* l = r->context < by_ctx_.size() ? by_ctx_[r->context].get() : nullptr;
-        return l && l->posted.front() == r && l->posted.next(r) == nullptr;
-    }
     bool unexpected_empty(uint32_t ctx) const noexcept {
         const ctx_lists* l = ctx < by_ctx_.size() ? by_ctx_[ctx].get() : nullptr;
         return !l || l->unexpected.empty();

@@ -100,6 +100,7 @@ bool improbe(comm& c, int rank, int tag, message& out, status& err) noexcept {
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) return native_improbe(c, rank, tag, out, err);
     }
+    lazy_flush(c.ctx_p2p());  // an armed receive may be the one to match (lazy_recv.hpp)
     progress();
     unexpected_msg* m = queues().take_unexpected(c.ctx_p2p(), rank, tag);
     if (!m) return false;
