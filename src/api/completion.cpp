@@ -94,12 +94,13 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
     }
     dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
     if (!u) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
-    // MPI_Wait on a persistent point-to-point request: wait_p2p (direct
-    // receive paths) before wait_target would post an armed receive.
-    api::persistent* pp = blocking && u->kind == dev::req_kind::persistent ? api::persistent_of(u) : nullptr;
-    if (pp && pp->kind == api::persist_kind::p2p && pp->active) {
-        api::wait_p2p(*pp);
-    } else if (dev::request* w = api::wait_target(u)) {
+    // MPI_Wait on an active persistent point-to-point request: its own
+    // path (direct receives; before wait_target would post an armed one).
+    if (blocking && u->kind == dev::req_kind::persistent) {
+        api::persistent* p = static_cast<api::persistent*>(u->ext);
+        if (p->kind == api::persist_kind::p2p && p->active) return api::wait_p2p(func, *p, status);
+    }
+    if (dev::request* w = api::wait_target(u)) {
         if (blocking) {
             dev::wait(w);
         } else if (w->cc != 0) {
@@ -313,6 +314,15 @@ extern "C" {
 
 CH4_PMPI(MPI_Wait)
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+    // An active persistent point-to-point request goes straight to its own
+    // path (p2p_persistent.cpp; single() would do the same after more checks).
+    if (__builtin_expect(api::is_initialized() && request != nullptr, 1)) {
+        dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
+        if (u && u->kind == dev::req_kind::persistent) {
+            api::persistent* p = static_cast<api::persistent*>(u->ext);
+            if (p->kind == api::persist_kind::p2p && p->active) return api::wait_p2p(__func__, *p, status);
+        }
+    }
     return single(__func__, request, nullptr, status, true);
 }
 CH4_PMPI(MPI_Test)

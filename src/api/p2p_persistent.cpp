@@ -44,6 +44,10 @@ struct p2p_recipe : api::persistent {
     const void* start = nullptr;
     int peer = 0;  // destination or source
     int tag = 0;
+    // Set at init: a contiguous message to or from a real peer (the direct
+    // paths may apply), and the part of it a send's start needs.
+    bool direct_send = false;  // and standard or ready mode, not buffered
+    bool direct_recv = false;
     dev::request done;  // the activation of a start that needed no request
     dev::lazy_recv lz;  // the receive while armed
 };
@@ -88,6 +92,14 @@ int init(const char* func, bool send, send_mode mode, const void* buf, int64_t c
     p->start = start;
     p->peer = peer;
     p->tag = tag;
+    const bool contig = d.contig || bytes == 0;
+    p->direct_send = send && !buffered && mode != send_mode::sync && peer != MPI_PROC_NULL && contig;
+    p->direct_recv = !send && peer != MPI_PROC_NULL && contig;
+    if (send) {  // what a send that needed no request reports (nothing a user reads)
+        p->done.kind = dev::req_kind::send;
+        p->done.tag = tag;
+        p->done.bytes = bytes;
+    }
     dev::request* r = api::persistent_alloc(p);
     if (!r) CH4_FAIL_IN(func, comm, MPI_ERR_NO_MEM, "request pool exhausted");
     *request = reinterpret_cast<MPI_Request>(dev::request_handle(r));
@@ -134,23 +146,19 @@ inline bool device_matching() noexcept {
 
 }  // namespace
 
-int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
-    auto& p = static_cast<p2p_recipe&>(base);
-    (void)r;
-    dev::comm* c = lookup_comm(p.comm);
+namespace {
+
+// Every start the direct paths do not take (cold).
+[[gnu::noinline]] int start_general(const char* func, p2p_recipe& p, dev::comm* c) noexcept {
     if (!c)
-        CH4_FAIL_IN(func, p.comm, MPI_ERR_COMM,
-                    "the persistent request's communicator was freed");
-    if (!p.buffered && p.peer != MPI_PROC_NULL && (p.d.contig || p.bytes == 0)) {
-        void* buf = const_cast<void*>(p.start);
-        dev::request* a = nullptr;
-        if (p.send) {
-            if (p.mode != send_mode::sync &&
-                dev::send_direct(c->ctx_p2p(), buf, p.bytes, *c, p.peer, p.tag))
-                return finish_local(p, dev::req_kind::send, c->rank, p.tag, p.bytes);
-            const status s = dev::isend(buf, p.bytes, *c, p.peer, p.tag, p.mode == send_mode::sync, a);
-            return started(func, p, s, a);
-        }
+        CH4_FAIL_IN(func, p.comm, MPI_ERR_COMM, "the persistent request's communicator was freed");
+    void* buf = const_cast<void*>(p.start);
+    dev::request* a = nullptr;
+    if (p.direct_send) {
+        const status s = dev::isend(buf, p.bytes, *c, p.peer, p.tag, false, a);
+        return started(func, p, s, a);
+    }
+    if (p.direct_recv) {
         if (device_matching() && !dev::queues().unexpected_empty(c->ctx_p2p())) {
             // Unexpected messages never match a posted receive (a receive
             // takes from them when posted, an arrival matches the posted
@@ -159,20 +167,6 @@ int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
             if (dev::am_take_unexpected_eager(c->ctx_p2p(), p.peer, p.tag, buf, p.bytes, got) ==
                 dev::direct_take::taken)
                 return finish_local(p, dev::req_kind::recv, got.src_rank, got.tag, got.bytes);
-        }
-        if (device_matching()) {  // armed, posted when anything could tell
-            dev::lazy_recv& l = p.lz;
-            l.buf = buf;
-            l.bytes = p.bytes;
-            l.c = c;
-            l.rank = p.peer;
-            l.tag = p.tag;
-            l.ctx = c->ctx_p2p();
-            dev::lazy_arm(l);
-            p.armed = true;
-            p.inner = nullptr;
-            p.active = true;
-            return MPI_SUCCESS;
         }
         const status s = dev::irecv(buf, p.bytes, *c, p.peer, p.tag, a);
         return started(func, p, s, a);
@@ -190,6 +184,39 @@ int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
     return MPI_SUCCESS;
 }
 
+}  // namespace
+
+int start_p2p(const char* func, dev::request* r, persistent& base) noexcept {
+    auto& p = static_cast<p2p_recipe&>(base);
+    (void)r;
+    dev::comm* c = lookup_comm(p.comm);
+    if (__builtin_expect(c != nullptr, 1)) {
+        if (p.direct_send && dev::send_direct(c->ctx_p2p(), p.start, p.bytes, *c, p.peer, p.tag)) {
+            p.inner = &p.done;  // its fields were set at init
+            p.inner_local = true;
+            p.active = true;
+            return MPI_SUCCESS;
+        }
+        // A receive is armed, posted when anything could tell (lazy_recv.hpp),
+        // unless its message is already queued (start_general takes it).
+        if (p.direct_recv && device_matching() && dev::queues().unexpected_empty(c->ctx_p2p())) {
+            dev::lazy_recv& l = p.lz;
+            l.buf = const_cast<void*>(p.start);
+            l.bytes = p.bytes;
+            l.c = c;
+            l.rank = p.peer;
+            l.tag = p.tag;
+            l.ctx = c->ctx_p2p();
+            dev::lazy_arm(l);
+            p.armed = true;
+            p.inner = nullptr;
+            p.active = true;
+            return MPI_SUCCESS;
+        }
+    }
+    return start_general(func, p, c);
+}
+
 void persistent_post(persistent& base) noexcept {
     auto& p = static_cast<p2p_recipe&>(base);
     dev::lazy_recv& l = p.lz;
@@ -201,8 +228,10 @@ void persistent_post(persistent& base) noexcept {
         (void)finish_local(p, dev::req_kind::recv, MPI_PROC_NULL, MPI_ANY_TAG, 0, l.error);
 }
 
-void wait_p2p(persistent& base) noexcept {
-    auto& p = static_cast<p2p_recipe&>(base);
+namespace {
+
+// MPI_Wait of an armed receive or of a request (wait_p2p's other cases).
+[[gnu::noinline]] int wait_general(const char* func, p2p_recipe& p, MPI_Status* st) noexcept {
     if (p.armed) {
         dev::lazy_recv& l = p.lz;
         if (l.armed && dev::lazy_only(l) && dev::queues().posted_empty(l.ctx)) {
@@ -211,8 +240,14 @@ void wait_p2p(persistent& base) noexcept {
             p.armed = false;
             dev::direct_recv got;
             if (dev::recv_direct(l.ctx, l.buf, l.bytes, *l.c, l.rank, l.tag, got)) {
-                (void)finish_local(p, dev::req_kind::recv, got.src_rank, got.tag, got.bytes);
-                return;
+                p.active = false;
+                if (st != MPI_STATUS_IGNORE) {
+                    st->MPI_SOURCE = got.src_rank;
+                    st->MPI_TAG = got.tag;
+                    set_status_bytes(st, static_cast<int64_t>(got.bytes));
+                    set_status_cancelled(st, false);
+                }
+                return MPI_SUCCESS;
             }
             // The first match needs the request path (rendezvous, Ssend,
             // too long, a remote source): it waits in the unexpected queue.
@@ -225,7 +260,34 @@ void wait_p2p(persistent& base) noexcept {
             persistent_post(p);
         }
     }
-    dev::wait(p.inner);
+    dev::request* w = p.inner;
+    p.inner = nullptr;
+    p.active = false;
+    if (p.inner_local) {  // done at MPI_Start (or failed to post)
+        p.inner_local = false;
+        fill_status(st, w);
+        if (w->result == status::ok) return MPI_SUCCESS;
+        CH4_FAIL_IN(func, p.comm, class_of(w->result), "the receive could not be posted: %s",
+                    to_string(w->result));
+    }
+    dev::wait(w);
+    MPI_Comm c = p.comm;
+    const int code = settle_request(func, w, st, c);
+    return code == MPI_SUCCESS ? code : raise(c, code);
+}
+
+}  // namespace
+
+int wait_p2p(const char* func, persistent& base, MPI_Status* st) noexcept {
+    auto& p = static_cast<p2p_recipe&>(base);
+    if (p.inner_local && p.inner->result == status::ok) {  // a send done at MPI_Start
+        if (st != MPI_STATUS_IGNORE) fill_status(st, p.inner);
+        p.inner = nullptr;
+        p.inner_local = false;
+        p.active = false;
+        return MPI_SUCCESS;
+    }
+    return wait_general(func, p, st);
 }
 
 }  // namespace ch4lite::api

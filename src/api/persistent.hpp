@@ -63,10 +63,10 @@ int start_persistent(const char* func, dev::request* r) noexcept;
 int start_p2p(const char* func, dev::request* r, persistent& p) noexcept;
 int start_part(const char* func, dev::request* r, persistent& p) noexcept;  // psend, precv
 
-// MPI_Wait of an active persistent point-to-point request whose activation
-// is not complete: waits for it, through the direct receive path when it
-// can (p.inner may then become the recipe's local done object).
-void wait_p2p(persistent& p) noexcept;
+// MPI_Wait of an active persistent point-to-point request: waits for the
+// activation (through the direct receive path when it can), settles it
+// into *status and returns MPI_SUCCESS or the raised error.
+int wait_p2p(const char* func, persistent& p, MPI_Status* status) noexcept;
 
 // What a completion function waits on for user request r: r itself, the
 // current activation of a persistent request, or nullptr for an inactive

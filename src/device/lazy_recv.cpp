@@ -9,31 +9,7 @@
 namespace ch4lite::dev {
 
 uint32_t g_lazy_recvs = 0;
-
-namespace {
-util::ilist<lazy_recv, &lazy_recv::link> g_armed;  // in arming order
-}  // namespace
-
-void lazy_arm(lazy_recv& l) noexcept {
-    l.armed = true;
-    l.posted = nullptr;
-    l.error = status::ok;
-    g_armed.push_back(&l);
-    ++g_lazy_recvs;
-}
-
-void lazy_disarm(lazy_recv& l) noexcept {
-    if (!l.armed) return;
-    g_armed.remove(&l);
-    l.armed = false;
-    --g_lazy_recvs;
-}
-
-bool lazy_only(const lazy_recv& l) noexcept {
-    for (lazy_recv* x = g_armed.front(); x; x = g_armed.next(x))
-        if (x != &l && x->ctx == l.ctx) return false;
-    return true;
-}
+util::ilist<lazy_recv, &lazy_recv::link> g_lazy_armed;
 
 void lazy_post_now(lazy_recv& l) noexcept {
     lazy_disarm(l);
@@ -54,8 +30,8 @@ void lazy_post_now(lazy_recv& l) noexcept {
 }
 
 void lazy_post_ctx(uint32_t ctx) noexcept {
-    for (lazy_recv* x = g_armed.front(); x;) {
-        lazy_recv* next = g_armed.next(x);
+    for (lazy_recv* x = g_lazy_armed.front(); x;) {
+        lazy_recv* next = g_lazy_armed.next(x);
         if (x->ctx == ctx) lazy_post_now(*x);
         x = next;
     }

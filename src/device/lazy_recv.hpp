@@ -35,17 +35,34 @@ struct lazy_recv {
 };
 
 extern uint32_t g_lazy_recvs;  // armed receives (read inline by every hook)
+extern util::ilist<lazy_recv, &lazy_recv::link> g_lazy_armed;  // in arming order
 
-void lazy_arm(lazy_recv& l) noexcept;
+inline void lazy_arm(lazy_recv& l) noexcept {
+    l.armed = true;
+    l.posted = nullptr;
+    l.error = status::ok;
+    g_lazy_armed.push_back(&l);
+    ++g_lazy_recvs;
+}
 // Takes l out of the list without posting it (MPI_Wait takes over).
-void lazy_disarm(lazy_recv& l) noexcept;
+inline void lazy_disarm(lazy_recv& l) noexcept {
+    if (!l.armed) return;
+    g_lazy_armed.remove(&l);
+    l.armed = false;
+    --g_lazy_recvs;
+}
+// l is the only armed receive of its context.
+inline bool lazy_only(const lazy_recv& l) noexcept {
+    if (g_lazy_recvs == 1) return true;  // (l is armed)
+    for (lazy_recv* x = g_lazy_armed.front(); x; x = g_lazy_armed.next(x))
+        if (x != &l && x->ctx == l.ctx) return false;
+    return true;
+}
 // Posts every armed receive of ctx, in arming order (cold).
 void lazy_post_ctx(uint32_t ctx) noexcept;
 // Posts l now (disarmed first if armed), without the hook: its result is in
 // l.posted or l.error.
 void lazy_post_now(lazy_recv& l) noexcept;
-// l is the only armed receive of its context.
-bool lazy_only(const lazy_recv& l) noexcept;
 
 // The hook of the matching entry points.
 [[gnu::always_inline]] inline void lazy_flush(uint32_t ctx) noexcept {
