@@ -140,7 +140,7 @@ int main(int argc, char **argv)
         double t0 = MPI_Wtime();
         persistent(rank, warm, 0);
         const long n = bench_iters_for((MPI_Wtime() - t0) / (double)warm, 5, 2000000);
-        double best_p[BENCH_REPS_MAX], best_s[BENCH_REPS_MAX];
+        double best_p[BENCH_REPS_MAX] = {0}, best_s[BENCH_REPS_MAX] = {0};
         for (int r = 0; r < reps; r++) { /* interleaved: one placement for both */
             t0 = MPI_Wtime();
             long done = persistent(rank, n, t0 + BENCH_DEADLINE_FACTOR * bench_target_s());
