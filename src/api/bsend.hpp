@@ -73,6 +73,11 @@ class bsend_buffer {
 // communicator's, else the process's; nullptr when neither is attached.
 bsend_buffer* bsend_buffer_for(MPI_Comm comm) noexcept;
 
+// MPI_Comm_free of comm: a buffer attached to it is detached (after its
+// pending messages left), so a later communicator with the same handle
+// value never finds it.
+void bsend_comm_freed(MPI_Comm comm) noexcept;
+
 // Buffered send after the argument checks (MPI_Bsend, MPI_Ibsend, the
 // start of a MPI_Bsend_init request): copies the message into the buffer
 // and starts it. With `request`, a completed request is returned (the

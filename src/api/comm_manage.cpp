@@ -2,6 +2,7 @@
 // MPI_Comm_dup(_with_info) / split / split_type / create / free / compare /
 // test_inter. The device builds communicators (device/comm_create.hpp);
 // here: checks, error-handler references and attribute callbacks.
+#include "api/bsend.hpp"
 #include "api/comm_attr.hpp"
 #include "api/errhandler.hpp"
 #include "api/errors.hpp"
@@ -155,6 +156,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
     if (c->predefined())
         CH4_FAIL(*comm, MPI_ERR_COMM, "cannot free %s", c->context_id ? "MPI_COMM_SELF" : "MPI_COMM_WORLD");
     if (const int rc = api::attrs_delete_all(*comm, *c); rc != MPI_SUCCESS) return api::raise(*comm, rc);
+    api::bsend_comm_freed(*comm);  // its attached buffer, if any, is detached
     api::errhandler_release(c->errhandler);
     dev::comm_release(c);
     *comm = MPI_COMM_NULL;

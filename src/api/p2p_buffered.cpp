@@ -125,7 +125,7 @@ int comm_detach(const char* func, MPI_Comm comm, void* buffer_addr, Size* size) 
     if (!checked_comm(func, comm, rc)) return rc;
     bsend_buffer* none = nullptr;
     bsend_buffer** s = comm_slot(comm);
-    return detach(func, comm, s ? *s : none, buffer_addr, size);
+    return detach(func, comm, s ? *s : none, buffer_addr, size);  // (the empty slot stays for reuse)
 }
 
 int bsend_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt, int dest, int tag,
@@ -157,6 +157,16 @@ int ibsend_impl(const char* func, const void* buf, int64_t count, MPI_Datatype d
 }  // namespace
 
 namespace ch4lite::api {
+
+void bsend_comm_freed(MPI_Comm comm) noexcept {
+    for (auto it = g_comm_buffers.begin(); it != g_comm_buffers.end(); ++it) {
+        if (it->first != comm) continue;
+        flush(it->second);
+        delete it->second;
+        g_comm_buffers.erase(it);
+        return;
+    }
+}
 
 bsend_buffer* bsend_buffer_for(MPI_Comm comm) noexcept {
     if (!g_comm_buffers.empty())

@@ -189,6 +189,18 @@ int main(int argc, char** argv) {
         CHECK_MPI(MPI_Comm_detach_buffer(dup, &b, &ni));
         CHECK(b == cbuf && ni == (int)sizeof cbuf, "communicator detach gave %p %d", b, ni);
         MPI_Comm_free(&dup);
+        /* freeing a communicator detaches its buffer: a new one has none */
+        for (int k = 0; k < 3; ++k) {
+            MPI_Comm d2;
+            MPI_Comm_dup(MPI_COMM_WORLD, &d2);
+            MPI_Comm_set_errhandler(d2, MPI_ERRORS_RETURN);
+            expect_class(MPI_Bsend(&v, 1, MPI_INT, right, 32, d2), MPI_ERR_BUFFER,
+                         "Bsend on a new communicator");
+            CHECK_MPI(MPI_Comm_attach_buffer(d2, cbuf, (int)sizeof cbuf));
+            CHECK_MPI(MPI_Bsend(&v, 1, MPI_INT, right, 32, d2));
+            CHECK_MPI(MPI_Recv(&w, 1, MPI_INT, left, 32, d2, MPI_STATUS_IGNORE));
+            MPI_Comm_free(&d2); /* with the buffer attached */
+        }
     }
     free(attach);
     free(sb);
