@@ -13,6 +13,7 @@
 #include <new>
 
 #include "api/errors.hpp"
+#include "api/errors_user.hpp"
 #include "api/handles.hpp"
 #include "device/attr.hpp"
 #include "device/device.hpp"
@@ -34,7 +35,7 @@ int* predefined_value(int k) noexcept {
     g_io = MPI_ANY_SOURCE;   // every process can do I/O
     g_wtime_global = 0;      // clocks are per node
     g_appnum = dev::g_dev.boot.appnum();
-    g_lastcode = MPI_ERR_LASTCODE;
+    g_lastcode = last_used_code();
     g_universe = dev::g_dev.world_size;
     switch (k) {
         case MPI_TAG_UB: return &g_tag_ub;

@@ -2,12 +2,13 @@
 // MPI_Comm_idup and MPI_Comm_idup_with_info: a nonblocking request whose
 // schedule agrees on the new communicator's context ids
 // (device/comm_idup.hpp). The handle is returned at once; attributes are
-// copied now, as MPI_Comm_dup does; the hints are ignored (MPI allows it).
+// copied now, as MPI_Comm_dup does, and so are the hints (api/comm_info.cpp).
 #include "api/coll_sched.hpp"
 #include "api/comm_attr.hpp"
 #include "api/comm_util.hpp"
 #include "api/errhandler.hpp"
 #include "api/handles.hpp"
+#include "api/info_obj.hpp"
 #include "device/comm_idup.hpp"
 #include "device/intercomm.hpp"
 
@@ -15,7 +16,8 @@ using namespace ch4lite;
 
 namespace {
 
-int idup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) noexcept {
+int idup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request,
+         bool with_info) noexcept {
     CH4_REQUIRE_INIT_IN(fn);
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
@@ -34,6 +36,7 @@ int idup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Re
     int copy_rc = MPI_SUCCESS;
     if (out) {
         api::hand_out(out, newcomm);
+        api::comm_hints_dup(*c, *out, info, with_info);
         copy_rc = api::attrs_copy(fn, comm, *c, *out);
     }
     // The agreement runs whatever happened here: the other members wait for it.
@@ -49,12 +52,12 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_idup)
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
-    return idup(__func__, comm, MPI_INFO_NULL, newcomm, request);
+    return idup(__func__, comm, MPI_INFO_NULL, newcomm, request, false);
 }
 
 CH4_PMPI(MPI_Comm_idup_with_info)
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
-    return idup(__func__, comm, info, newcomm, request);
+    return idup(__func__, comm, info, newcomm, request, true);
 }
 
 }  // extern "C"

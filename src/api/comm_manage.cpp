@@ -3,12 +3,14 @@
 // test_inter, for intra- and intercommunicators. The device builds
 // communicators (device/comm_create.hpp, device/intercomm.hpp); here:
 // checks, error-handler references and attribute callbacks.
+#include "api/bsend.hpp"
 #include "api/comm_attr.hpp"
 #include "api/comm_util.hpp"
 #include "api/errhandler.hpp"
 #include "api/errors.hpp"
 #include "api/group_handles.hpp"
 #include "api/handles.hpp"
+#include "api/info_obj.hpp"
 #include "device/comm_create.hpp"
 #include "device/device.hpp"
 #include "device/intercomm.hpp"
@@ -47,7 +49,7 @@ namespace {
 using api::creation_failed;
 using api::hand_out;
 
-int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcept {
+int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, bool with_info) noexcept {
     CH4_REQUIRE_INIT_IN(fn);
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
@@ -57,6 +59,7 @@ int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) noexcep
     dev::comm* out = nullptr;
     if (const status s = dev::comm_dup(*c, out); s != status::ok) return creation_failed(fn, comm, s);
     hand_out(out, newcomm);
+    api::comm_hints_dup(*c, *out, info, with_info);
     if (const int rc = api::attrs_copy(fn, comm, *c, *out); rc != MPI_SUCCESS) {
         api::errhandler_release(out->errhandler);
         dev::comm_release(out);
@@ -72,13 +75,13 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_dup)
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-    return dup(__func__, comm, MPI_INFO_NULL, newcomm);
+    return dup(__func__, comm, MPI_INFO_NULL, newcomm, false);
 }
 
 CH4_PMPI(MPI_Comm_dup_with_info)
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-    // no communicator hints are supported; MPI lets us ignore them
-    return dup(__func__, comm, info, newcomm);
+    // the hints in info replace those of comm (api/comm_info.cpp)
+    return dup(__func__, comm, info, newcomm, true);
 }
 
 CH4_PMPI(MPI_Comm_split)
@@ -167,6 +170,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
     if (c->predefined())
         CH4_FAIL(*comm, MPI_ERR_COMM, "cannot free %s", c->context_id ? "MPI_COMM_SELF" : "MPI_COMM_WORLD");
     if (const int rc = api::attrs_delete_all(*comm, *c); rc != MPI_SUCCESS) return api::raise(*comm, rc);
+    api::bsend_comm_freed(*comm);  // its attached buffer, if any, is detached
     api::errhandler_release(c->errhandler);
     dev::comm_release(c);
     *comm = MPI_COMM_NULL;

@@ -38,6 +38,13 @@ int settle(const char* func, dev::request* u, MPI_Status* st, MPI_Comm& comm, bo
         dev::request* w = p->inner;
         p->inner = nullptr;
         p->active = false;
+        if (p->inner_local) {  // finished without a request: nothing to release
+            p->inner_local = false;
+            api::fill_status(st, w);
+            if (w->result == status::ok) return MPI_SUCCESS;
+            return api::error_code(api::class_of(w->result), func, "the receive could not be posted: %s",
+                                   to_string(w->result));
+        }
         MPI_Comm c = p->comm;
         const int code = api::settle_request(func, w, st, c, !p->owns_inner);
         return code;
@@ -88,6 +95,12 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
     }
     dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
     if (!u) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
+    // MPI_Wait on an active persistent point-to-point request: its own
+    // path (direct receives; before wait_target would post an armed one).
+    if (blocking && u->kind == dev::req_kind::persistent) {
+        api::persistent* p = static_cast<api::persistent*>(u->ext);
+        if (p->kind == api::persist_kind::p2p && p->active) return api::wait_p2p(func, *p, status);
+    }
     if (dev::request* w = api::wait_target(u)) {
         if (blocking) {
             if (w->kind == dev::req_kind::coll)
@@ -305,6 +318,15 @@ extern "C" {
 
 CH4_PMPI(MPI_Wait)
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+    // An active persistent point-to-point request goes straight to its own
+    // path (p2p_persistent.cpp; single() would do the same after more checks).
+    if (__builtin_expect(api::is_initialized() && request != nullptr, 1)) {
+        dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
+        if (u && u->kind == dev::req_kind::persistent) {
+            api::persistent* p = static_cast<api::persistent*>(u->ext);
+            if (p->kind == api::persist_kind::p2p && p->active) return api::wait_p2p(__func__, *p, status);
+        }
+    }
     return single(__func__, request, nullptr, status, true);
 }
 CH4_PMPI(MPI_Test)
@@ -375,6 +397,7 @@ int MPI_Request_free(MPI_Request* request) {
     dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
     if (!r) CH4_FAIL_SELF(MPI_ERR_REQUEST, "invalid request handle (MPI_REQUEST_NULL or freed)");
     if (api::persistent* p = api::persistent_of(r)) {
+        (void)api::wait_target(r);  // an armed receive is posted first
         if (p->active) {
             if (p->kind != api::persist_kind::p2p)
                 CH4_FAIL(p->comm, MPI_ERR_REQUEST,
@@ -382,8 +405,9 @@ int MPI_Request_free(MPI_Request* request) {
                          "before freeing it",
                          p->kind == api::persist_kind::coll ? "collective" : "partitioned");
             // The activation completes on its own; nothing reports it.
-            dev::request_release(p->inner);
+            if (!p->inner_local) dev::request_release(p->inner);
             p->inner = nullptr;
+            p->inner_local = false;
             p->active = false;
         }
         dev::request_release(r);
@@ -422,7 +446,10 @@ int MPI_Cancel(MPI_Request* request) {
     if (api::persistent* p = api::persistent_of(r)) {
         if (!p->active)
             CH4_FAIL(p->comm, MPI_ERR_REQUEST, "the persistent request is inactive (not started)");
-        r = p->inner;
+        if (p->kind == api::persist_kind::psend || p->kind == api::persist_kind::precv)
+            CH4_FAIL(p->comm, MPI_ERR_REQUEST,
+                     "an active partitioned request cannot be cancelled (MPI-4.1 §4.1)");
+        r = api::wait_target(r);  // (posts an armed receive)
     }
     if (api::grequest* g = api::grequest_of(r)) {
         const int rc = g->cancel_fn ? g->cancel_fn(g->extra_state, r->cc == 0) : MPI_SUCCESS;

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/errhandler.hpp"
+#include "api/errors_user.hpp"
 #include "api/handles.hpp"
 #include "device/comm.hpp"
 #include "device/device.hpp"
@@ -108,15 +109,18 @@ int error_code(int cls, const char* func, const char* fmt, ...) noexcept {
 
 int class_of(int code) noexcept {
     if (code >= detail_base && code <= MPI_ERR_LASTCODE) return code & 63;
+    if (code > MPI_ERR_LASTCODE) return user_class_of(code);
     return code;
 }
 
 bool valid_code(int code) noexcept {
     if (code >= detail_base && code <= MPI_ERR_LASTCODE) return true;
+    if (code > MPI_ERR_LASTCODE) return user_code_valid(code);
     return class_text(code) != nullptr;
 }
 
 const char* text_of(int code) noexcept {
+    if (code > MPI_ERR_LASTCODE) return user_text_of(code);
     if (code >= detail_base && code <= MPI_ERR_LASTCODE) {
         const unsigned slot = static_cast<unsigned>(code - detail_base) >> 6;
         if (g_ring_class[slot] == (code & 63)) return g_ring[slot];

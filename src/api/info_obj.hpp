@@ -38,3 +38,15 @@ bool info_get(MPI_Info h, const char* key, std::string& value) noexcept;
 MPI_Info info_make(std::vector<std::pair<std::string, std::string>> kv) noexcept;
 
 }  // namespace ch4lite::api
+
+namespace ch4lite::dev {
+class comm;
+}
+
+namespace ch4lite::api {
+
+// Communicator hints (api/comm_info.cpp): `to` (a new duplicate of `from`)
+// gets from's hints (MPI_Comm_dup), or those of info (MPI_Comm_dup_with_info).
+void comm_hints_dup(const dev::comm& from, dev::comm& to, MPI_Info info, bool with_info) noexcept;
+
+}  // namespace ch4lite::api

@@ -32,6 +32,8 @@ int start_persistent(const char* func, dev::request* r) noexcept {
     switch (p->kind) {
         case persist_kind::p2p: return start_p2p(func, r, *p);
         case persist_kind::coll: return start_coll(func, r, *p);
+        case persist_kind::psend:
+        case persist_kind::precv: return start_part(func, r, *p);
         default: break;
     }
     CH4_FAIL_IN(func, p->comm, MPI_ERR_INTERN, "unknown kind of persistent request");

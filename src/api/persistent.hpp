@@ -37,6 +37,13 @@ struct persistent : dev::request_ext {
     // The activation is the recipe's own request, re-armed at every start
     // (collectives: api/coll_sched.cpp): completion leaves it allocated.
     bool owns_inner = false;
+    // `inner` is an object of the recipe, not of the request pool: an
+    // activation that finished without a request (p2p_persistent.cpp's
+    // direct paths). Settled by reading its status, never released.
+    bool inner_local = false;
+    // A point-to-point receive armed instead of posted (device/lazy_recv.hpp):
+    // `inner` is not set until persistent_post (wait_target) or MPI_Wait.
+    bool armed = false;
 };
 
 // The persistent recipe of a request, or nullptr when r is another kind.
@@ -58,14 +65,22 @@ int start_persistent(const char* func, dev::request* r) noexcept;
 // p.active = true; on failure they raise the error and leave p inactive).
 int start_p2p(const char* func, dev::request* r, persistent& p) noexcept;
 int start_coll(const char* func, dev::request* r, persistent& p) noexcept;  // api/coll_sched.cpp
+int start_part(const char* func, dev::request* r, persistent& p) noexcept;  // psend, precv
+
+// MPI_Wait of an active persistent point-to-point request: waits for the
+// activation (through the direct receive path when it can), settles it
+// into *status and returns MPI_SUCCESS or the raised error.
+int wait_p2p(const char* func, persistent& p, MPI_Status* status) noexcept;
 
 // What a completion function waits on for user request r: r itself, the
 // current activation of a persistent request, or nullptr for an inactive
 // persistent request (which, like MPI_REQUEST_NULL, is already "complete"
 // with an empty status).
+void persistent_post(persistent& p) noexcept;  // posts an armed receive (p2p_persistent.cpp)
 inline dev::request* wait_target(dev::request* r) noexcept {
     if (r->kind != dev::req_kind::persistent) return r;
     persistent* p = static_cast<persistent*>(r->ext);
+    if (__builtin_expect(p->armed, 0)) persistent_post(*p);
     return p->active ? p->inner : nullptr;
 }
 

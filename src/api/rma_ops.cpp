@@ -392,11 +392,14 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     if (int rc = check_target(__func__, win, target_rank, target_disp, 1, datatype, a)) return rc;
     const dame::type* t = a.t.t;
     const dame::basic_kind k = t->basic();
-    // C/Fortran integers, logicals, MPI_BYTE (MPI 12.3.4): what BAND or LAND takes.
+    // C/Fortran integers, logicals, MPI_BYTE (MPI 12.3.4): what BAND or LAND
+    // takes; and MPI_CHAR, as MPICH and Open MPI accept it (extension,
+    // docs/collectives.md).
     if (!t->predefined_for_mpi() || t->elements() != 1 ||
-        !(dev::op_applies(dev::op_id::band, k) || dev::op_applies(dev::op_id::land, k)))
+        !(dev::op_applies(dev::op_id::band, k) || dev::op_applies(dev::op_id::land, k) ||
+          k == dame::basic_kind::char_))
         CH4_FAIL_WIN(win, MPI_ERR_TYPE,
-                     "MPI_Compare_and_swap takes one predefined integer, logical or byte type, not %s",
+                     "MPI_Compare_and_swap takes one predefined integer, logical, byte or char type, not %s",
                      dame::to_string(k));
     if (!origin_addr || !compare_addr || !result_addr)
         CH4_FAIL_WIN(win, MPI_ERR_BUFFER, "origin_addr, compare_addr or result_addr is NULL");

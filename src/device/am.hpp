@@ -19,7 +19,11 @@ enum am_handler : uint8_t {
     // 16..63: reserved for RMA (src/rma registers its handlers here)
     am_rma_first = 16,
     am_rma_last = 63,
-    // 64..95: reserved for collectives offload, 96..: free
+    // 64..95: reserved for collectives offload
+    // 96..99: partitioned communication (device/part.hpp)
+    am_part_first = 96,
+    am_part_last = 99,
+    // 100..: free
 };
 
 enum am_msg_flags : uint32_t {

@@ -9,6 +9,7 @@
 #include "device/deferred.hpp"
 #include "device/device.hpp"
 #include "device/match_queue.hpp"
+#include "device/part.hpp"
 #include "device/progress.hpp"
 #include "device/typed.hpp"
 #include "dame/dame.hpp"
@@ -355,6 +356,11 @@ status am_irecv(request* r) noexcept {
         request_release(r);
         return status::no_mem;
     }
+    am_recv_matched(r, m);
+    return status::ok;
+}
+
+void am_recv_matched(request* r, unexpected_msg* m) noexcept {
     if (m->rts) {
         accept_rts(r, m->src_lpid, m->src_rank, m->tag, m->sreq_id, m->size, m->raddr);
     } else {
@@ -363,7 +369,6 @@ status am_irecv(request* r) noexcept {
     }
     m->release_data();
     unexpected_pool().free(m);
-    return status::ok;
 }
 
 direct_take am_take_unexpected_eager(uint32_t ctx, int rank, int tag, void* buf, std::size_t cap,
@@ -441,6 +446,7 @@ void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcep
     if (h.offset < r->bytes) {
         const std::size_t n = std::min<std::size_t>(len, r->bytes - h.offset);
         deliver_bytes(r, h.offset, payload, n);
+        if (__builtin_expect(r->flags & rf_part, 0)) part_on_data(r, h.offset, n);
     }
     r->offset += len;
     if (r->offset >= r->bytes) request_complete(r);

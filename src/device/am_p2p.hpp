@@ -70,6 +70,10 @@ inline bool am_isend_cell(request* r) noexcept {
     return g_dev.shm.am_send_cell(r->peer, am_eager, h, r->buf, r->capacity) == status::ok;
 }
 status am_irecv(request* r) noexcept;   // r: receive request, fields set; released on failure
+struct unexpected_msg;
+// Receive r takes message m, already removed from the unexpected queue (by
+// am_irecv, or earlier by a matched probe: device/mprobe.hpp); m is freed.
+void am_recv_matched(request* r, unexpected_msg* m) noexcept;
 
 // What a receive without a request got (dev::recv_direct).
 struct direct_recv {

@@ -61,6 +61,7 @@ class comm {
     std::unique_ptr<coll::stage_seg, coll::stage_deleter> stage;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
+    uint8_t hints = 0;      // MPI_Comm_set_info assertions we keep (api/comm_info.cpp)
     bool reap_busy = false; // freed, and a request still points here (comm_create.cpp)
     // Collective schedules created on this communicator so far (the tag of
     // the next one: coll::next_tag; the same count on every member).

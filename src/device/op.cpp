@@ -114,7 +114,12 @@ std::size_t packed_size(basic_kind k) noexcept {
 bool op_applies(op_id op, basic_kind k) noexcept {
     const family f = family_of(k);
     if (f == family::none) return false;
-    const bool integer = f == family::c_integer || f == family::f_integer;
+    // Extension (docs/collectives.md): MPI_CHAR takes the arithmetic ops as
+    // signed char, as MPICH and Open MPI accept it (the OSU benchmarks'
+    // default type); MPI-4.1 defines none on character types.
+    const bool integer = f == family::c_integer || f == family::f_integer ||
+                         (k == basic_kind::char_ && (op == op_id::sum || op == op_id::prod ||
+                                                     op == op_id::min || op == op_id::max));
     switch (op) {
         case op_id::min: case op_id::max: return integer || f == family::real;
         case op_id::sum: case op_id::prod:

@@ -27,7 +27,9 @@
 // and reals; SUM/PROD also on complex; LAND/LOR/LXOR on C integers and
 // logicals (C bool, Fortran LOGICALn); BAND/BOR/BXOR on integers and
 // MPI_BYTE; MINLOC/MAXLOC on the pair types; REPLACE and NO_OP on every
-// kind with elements. Character types take no arithmetic op.
+// kind with elements. Character types take no op, except that MPI_CHAR
+// takes SUM/PROD/MIN/MAX as signed char, as MPICH and Open MPI do (an
+// extension, docs/collectives.md).
 #pragma once
 #include <mpi.h>
 

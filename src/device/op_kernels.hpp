@@ -148,7 +148,8 @@ inline void loc(op_id op, const std::byte* in, std::byte* io, std::size_t n) noe
                                        std::size_t n) noexcept {
     using dame::basic_kind;
     switch (k) {
-        case basic_kind::int8: case basic_kind::schar: integer<int8_t>(op, in, io, n); return true;
+        case basic_kind::int8: case basic_kind::schar: case basic_kind::char_:  // char: signed (extension)
+            integer<int8_t>(op, in, io, n); return true;
         case basic_kind::uint8: case basic_kind::uchar: case basic_kind::byte:
             integer<uint8_t>(op, in, io, n); return true;
         case basic_kind::int16: integer<int16_t>(op, in, io, n); return true;

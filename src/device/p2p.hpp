@@ -12,6 +12,7 @@
 #include "device/comm.hpp"
 #include "device/deferred.hpp"
 #include "device/device.hpp"
+#include "device/lazy_recv.hpp"
 #include "device/match_queue.hpp"
 #include "device/progress.hpp"
 #include "device/request.hpp"
@@ -115,6 +116,7 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
             return native_post_recv(r, buf, bytes);
         }
     }
+    lazy_flush(ctx);  // armed persistent receives were posted first (lazy_recv.hpp)
     return am_irecv(r);
 }
 
@@ -192,6 +194,7 @@ inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int r
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) return false;
     }
+    lazy_flush(ctx);
     if (!g_dev.shm.active() || !queues().posted_empty(ctx)) return false;
     uint32_t lo = 0, hi = g_dev.shm.rings();
     if (rank != MPI_ANY_SOURCE) {
@@ -285,6 +288,7 @@ inline bool iprobe(comm& c, int rank, int tag, int& src_rank, int& src_tag,
             return found;
         }
     }
+    lazy_flush(c.ctx_p2p());
     progress();
     return am_iprobe(c.ctx_p2p(), rank, tag, src_rank, src_tag, bytes);
 }

@@ -49,6 +49,8 @@ enum req_flags : uint16_t {
     rf_stage_heap = 1u << 6, // `stage` is heap memory (else a pooled pack buffer)
     rf_tdata = 1u << 7,      // receive: matched a native RTS, the data comes as one tagged message
     rf_cma_offer = 1u << 8,  // send: its RTS offered the single copy (shm cma_offers() counts it)
+    rf_claim = 1u << 9,      // native receive claiming a matched-probe message (device/mprobe.hpp)
+    rf_part = 1u << 10,      // partitioned receive: its data chunks are counted per partition (device/part.hpp)
 };
 
 struct request : util::pool_object {

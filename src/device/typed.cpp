@@ -229,6 +229,7 @@ status irecv_typed(uint32_t ctx, void* buf, const dame::type& t, int64_t count,
             return native_post_recv(r, b, len);
         }
     }
+    lazy_flush(ctx);  // armed persistent receives first (lazy_recv.hpp)
     return am_irecv(r);
 }
 

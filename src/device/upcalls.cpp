@@ -7,6 +7,8 @@
 #include "device/am.hpp"
 #include "device/am_p2p.hpp"
 #include "device/device.hpp"
+#include "device/mprobe.hpp"
+#include "device/part.hpp"
 #include "device/request.hpp"
 #include "device/typed.hpp"
 #include "rma/rma.hpp"
@@ -42,7 +44,10 @@ template <>
 void nm_send_done<nm_state>(nm_state* st, status result) noexcept {
     request* r = owner_of(st);
     request* p = r->parent;
-    if (p && (p->flags & rf_rndv)) {
+    // A rendezvous chunk (internal child of a send or receive in
+    // rendezvous); other children (the send of an MPI_Isendrecv, whose
+    // parent is the receive) just complete their parent.
+    if (p && r->kind == req_kind::internal && (p->flags & rf_rndv)) {
         rndv_chunk_done(r, result);
         return;
     }
@@ -53,7 +58,12 @@ void nm_send_done<nm_state>(nm_state* st, status result) noexcept {
 template <>
 void nm_recv_done<nm_state>(nm_state* st, const nm::recv_info& info, status result) noexcept {
     request* r = owner_of(st);
-    if (__builtin_expect(r->flags & rf_tdata, 0)) {  // the data after an RTS: status already set
+    if (__builtin_expect(r->flags & (rf_tdata | rf_claim), 0)) {
+        if (r->flags & rf_claim) {  // a matched probe's claim (device/mprobe.hpp)
+            claim_done(r, info, result);
+            return;
+        }
+        // The data after an RTS: status already set.
         if (r->parent) {  // one tagged chunk of it
             native_tchunk_done(r, result, info.truncated ? 0 : info.bytes);  // 0: never a chunk's size
             return;
@@ -149,6 +159,10 @@ void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
         default:
             if (handler >= am_rma_first && handler <= am_rma_last) {
                 rma::am_dispatch(src, handler, hdr, hlen, payload, plen);
+                return;
+            }
+            if (handler >= am_part_first && handler <= am_part_last) {
+                part_am_dispatch(src, handler, hdr, hlen);
                 return;
             }
             util::warn("dropping active message with unknown handler %u from rank %d (%zu "

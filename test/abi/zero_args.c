@@ -62,8 +62,10 @@ static const char* const anytime[] = {
 /* Not swept: they start MPI, end it or end the process. */
 static const char* const skip_all[] = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort",
                                        NULL};
-/* All-zero arguments are valid input for this one: it must succeed. */
-static const char* const zero_ok[] = {"MPI_Waitall", "MPI_Startall", NULL};
+/* All-zero arguments are valid input for these: they must succeed (MPI_Buffer_attach
+ * of a zero-size buffer; MPI_Pcontrol of level 0). */
+static const char* const zero_ok[] = {"MPI_Waitall", "MPI_Startall", "MPI_Pcontrol",
+                                      "MPI_Buffer_attach", "MPI_Buffer_flush", NULL};
 /* These return a value, not an error code: they must only not crash. */
 static int returns_value(const char* name) {
     static const char* const value_fns[] = {"MPI_Wtime", "MPI_Wtick", "MPI_Aint_add",

@@ -215,13 +215,40 @@ TEST(Op, ByteTakesBitwiseOpsOnly) {
 }
 
 TEST(Op, CharactersTakeOnlyReplaceAndNoOp) {
-    for (K k : {K::char_, K::wchar}) {
-        for (op_id op : all_ops)
-            EXPECT_EQ(dev::op_applies(op, k), op == op_id::replace || op == op_id::no_op)
-                << dev::op_name(op);
-    }
+    for (op_id op : all_ops)
+        EXPECT_EQ(dev::op_applies(op, K::wchar), op == op_id::replace || op == op_id::no_op)
+            << dev::op_name(op);
+    // Extension: MPI_CHAR takes the arithmetic ops, as MPICH and Open MPI do.
+    for (op_id op : all_ops)
+        EXPECT_EQ(dev::op_applies(op, K::char_),
+                  op == op_id::replace || op == op_id::no_op || op == op_id::sum ||
+                      op == op_id::prod || op == op_id::min || op == op_id::max)
+            << dev::op_name(op);
     for (K k : {K::none, K::mixed})
         for (op_id op : all_ops) EXPECT_FALSE(dev::op_applies(op, k)) << dev::op_name(op);
+}
+
+// MPI_CHAR's arithmetic is signed char's (wrapping), at every level.
+TEST(Op, CharArithmeticIsSignedChar) {
+    std::vector<char> a(67), b(67);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        a[i] = static_cast<char>(i % 2 ? 100 : -1);
+        b[i] = static_cast<char>(i % 2 ? 100 : 1);
+    }
+    for (auto isa : {dev::op_isa::baseline, dev::op_isa::avx2, dev::op_isa::avx512}) {
+        auto sum = b, mx = b, mn = b, pr = b;
+        dev::op_apply_isa(isa, op_id::sum, K::char_, a.data(), sum.data(), a.size());
+        dev::op_apply_isa(isa, op_id::max, K::char_, a.data(), mx.data(), a.size());
+        dev::op_apply_isa(isa, op_id::min, K::char_, a.data(), mn.data(), a.size());
+        dev::op_apply_isa(isa, op_id::prod, K::char_, a.data(), pr.data(), a.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+            const bool odd = i % 2;
+            EXPECT_EQ(static_cast<signed char>(sum[i]), odd ? -56 : 0) << i;   // 200 wraps
+            EXPECT_EQ(static_cast<signed char>(mx[i]), odd ? 100 : 1) << i;    // -1 < 1: signed
+            EXPECT_EQ(static_cast<signed char>(mn[i]), odd ? 100 : -1) << i;
+            EXPECT_EQ(static_cast<signed char>(pr[i]), odd ? 16 : -1) << i;    // 10000 mod 256
+        }
+    }
 }
 
 // Pairs are packed: value then index, no padding.
