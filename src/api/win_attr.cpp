@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// Window queries: predefined attributes, name, group, handle conversion.
+// Window queries: attributes (predefined, and user keyvals: win_keyval.cpp),
+// name, group, handle conversion.
 #include <cstdio>
 #include <cstring>
 #include <new>
 
 #include "api/group_handles.hpp"
 #include "api/win_common.hpp"
+#include "device/attr.hpp"
 #include "device/comm.hpp"
 #include "device/comm_create.hpp"
 
@@ -26,10 +28,16 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
         case MPI_WIN_DISP_UNIT: v = &w->attr_disp_unit; break;
         case MPI_WIN_CREATE_FLAVOR: v = &w->attr_flavor; break;
         case MPI_WIN_MODEL: v = &w->attr_model; break;
-        default:
-            CH4_FAIL_WIN(win, MPI_ERR_KEYVAL,
-                         "invalid keyval %d: windows have only the predefined attributes "
-                         "(MPI_WIN_BASE, SIZE, DISP_UNIT, CREATE_FLAVOR, MODEL)", win_keyval);
+        default: {
+            const dev::keyval* kv = dev::keyval_lookup(win_keyval);
+            if (!kv || kv->kind != dev::attr_kind::win || kv->freed)
+                CH4_FAIL_WIN(win, MPI_ERR_KEYVAL,
+                             "invalid keyval %d: neither a predefined window attribute nor a keyval "
+                             "of MPI_Win_create_keyval", win_keyval);
+            *flag = api::win_user_attr(*w, win_keyval, v) ? 1 : 0;
+            if (*flag) *static_cast<void**>(attribute_val) = v;
+            return MPI_SUCCESS;
+        }
     }
     *static_cast<void**>(attribute_val) = v;
     *flag = 1;

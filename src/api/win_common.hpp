@@ -16,6 +16,16 @@ inline rma::win* lookup_win(MPI_Win w) noexcept {
     return rma::lookup(reinterpret_cast<uintptr_t>(w));
 }
 
+// The info hints a window uses (win_info.cpp; docs/parameters.md, "Info
+// hints"), read at creation and by MPI_Win_set_info.
+void win_hints(rma::win& w, MPI_Info info) noexcept;
+
+// MPI_Win_free: runs the delete callbacks of the window's attributes, last
+// set first (win_keyval.cpp). Returns the first callback error (not raised).
+int win_attrs_delete_all(MPI_Win h, rma::win& w) noexcept;
+// MPI_Win_get_attr of a user keyval: true when found.
+bool win_user_attr(rma::win& w, int keyval, void*& value) noexcept;
+
 }  // namespace ch4lite::api
 
 #define CH4_FAIL_WIN_IN(func, win, cls, ...) \

@@ -84,6 +84,10 @@ struct device_state {
     // inline on every send and poll.
     uint32_t deferred_sends = 0;
     uint32_t deferred_recvs = 0;
+    // src/rma has work only polling finds (rma::hook: passive-target lock
+    // requests waiting for a node peer's release, RMA messages queued or in
+    // flight): nonzero makes every progress() call it.
+    uint32_t rma_poll = 0;
 };
 
 extern device_state g_dev;

@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "rma/rma.hpp"
 #include "util/log.hpp"
 
 namespace ch4lite::dev {
@@ -19,6 +20,12 @@ void check_launcher() noexcept {
         util::fatal("the launcher (mpiexec) is gone: ending rank %d", g_dev.world_rank);
 }
 }  // namespace
+
+int slow_progress() noexcept {
+    int n = deferred_empty() ? 0 : deferred_progress();
+    if (g_dev.rma_poll) n += rma::hook();
+    return n;
+}
 
 void idle_step(unsigned& idle) noexcept {
     ++idle;

@@ -14,6 +14,12 @@ int deferred_progress() noexcept;
 inline bool deferred_sends_empty() noexcept { return g_dev.deferred_sends == 0; }
 inline bool deferred_recvs_empty() noexcept { return g_dev.deferred_recvs == 0; }
 inline bool deferred_empty() noexcept { return (g_dev.deferred_sends | g_dev.deferred_recvs) == 0; }
+// Deferred operations or RMA work (device.hpp, rma_poll): one test on the hot path.
+inline bool slow_work() noexcept {
+    return (g_dev.deferred_sends | g_dev.deferred_recvs | g_dev.rma_poll) != 0;
+}
+// deferred_progress() and, when it asks, src/rma's hook.
+int slow_progress() noexcept;
 
 // One poll of everything; returns the number of events handled. shm first:
 // its idle poll is one cache-line load per local peer. A netmod that carries
@@ -23,7 +29,7 @@ inline bool deferred_empty() noexcept { return (g_dev.deferred_sends | g_dev.def
 inline int progress() noexcept {
     int n = g_dev.shm.progress();
     if (!g_dev.nm_quiet) n += g_dev.nm.progress();
-    if (!deferred_empty()) n += deferred_progress();
+    if (slow_work()) n += slow_progress();
     return n;
 }
 
@@ -32,7 +38,7 @@ inline int progress() noexcept {
 inline int progress_except(uint32_t lo, uint32_t hi) noexcept {
     int n = g_dev.shm.progress_except(lo, hi);
     if (!g_dev.nm_quiet) n += g_dev.nm.progress();
-    if (!deferred_empty()) n += deferred_progress();
+    if (slow_work()) n += slow_progress();
     return n;
 }
 

@@ -25,6 +25,117 @@ static void on_error(MPI_Win* win, int* code, ...) {
     (void)win;
 }
 
+/* Passive-target and PSCW bad input (docs/rma-passive.md, "Bad input"). */
+static void sync_errors(void) {
+    long* mem;
+    MPI_Win win;
+    const int right = (rank + 1) % size;
+    long v[4] = {1, 2, 3, 4};
+    CHECK_MPI(MPI_Win_allocate(8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    for (int i = 0; i < 8; ++i) mem[i] = 7;
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* outside any epoch */
+    expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put, no epoch");
+    expect(MPI_Put(v, 1, MPI_LONG, -5, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "rank -5, no epoch");
+    expect(MPI_Put(v, 1, MPI_LONG, size, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "rank size, no epoch");
+    expect(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "unlock without lock");
+    expect(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all", "unlock_all without lock_all");
+    expect(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush outside an epoch");
+    expect(MPI_Win_flush_local(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local", "flush_local outside");
+    expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "flush_all outside an epoch");
+    expect(MPI_Win_flush_local_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local_all", "flush_local_all outside");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win), MPI_ERR_RANK, "MPI_Win_lock", "lock of rank size");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, -7, 0, win), MPI_ERR_RANK, "MPI_Win_lock", "lock of rank -7");
+    expect(MPI_Win_lock(12345, right, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock", "bad lock type");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOPUT, win), MPI_ERR_ASSERT, "MPI_Win_lock", "bad assert");
+    expect(MPI_Rput(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win, NULL), MPI_ERR_ARG, "MPI_Rput", "NULL request");
+    MPI_Request req = MPI_REQUEST_NULL;
+    expect(MPI_Rget(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win, &req), MPI_ERR_RMA_SYNC, "MPI_Rget", "Rget, no epoch");
+    expect(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete", "complete without start");
+    expect(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait", "wait without post");
+    int flag = 0;
+    expect(MPI_Win_test(win, &flag), MPI_ERR_RMA_SYNC, "MPI_Win_test", "test without post");
+    expect(MPI_Win_post(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP, "MPI_Win_post", "MPI_GROUP_NULL");
+    expect(MPI_Win_start(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP, "MPI_Win_start", "MPI_GROUP_NULL");
+    expect(MPI_Win_post(MPI_GROUP_EMPTY, MPI_MODE_NOPRECEDE, win), MPI_ERR_ASSERT, "MPI_Win_post", "bad assert");
+    /* a lock epoch */
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    expect(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "nested lock");
+    expect(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "lock_all inside lock");
+    expect(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence", "fence inside a lock epoch");
+    expect(MPI_Win_start(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start", "start inside a lock epoch");
+    if (size > 2) {
+        const int other = (rank + 2) % size;
+        expect(MPI_Put(v, 1, MPI_LONG, other, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put to an unlocked rank");
+        expect(MPI_Win_flush(other, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush of an unlocked rank");
+    }
+    expect(MPI_Put(v, 1, MPI_LONG, right, 8, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "past the window, locked");
+    MPI_Win keep = win;
+    expect(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free", "free with a lock held");
+    CHECK(win == keep, "a failed Win_free changed the handle");
+    CHECK_MPI(MPI_Win_unlock(right, win));
+    /* lock_all */
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "lock inside lock_all");
+    expect(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "unlock inside lock_all");
+    CHECK_MPI(MPI_Rput(v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, win, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    /* PSCW */
+    MPI_Group world, none;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    CHECK_MPI(MPI_Win_post(MPI_GROUP_EMPTY, 0, win));
+    expect(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post", "second post");
+    expect(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence", "fence in an exposure epoch");
+    CHECK_MPI(MPI_Win_wait(win));
+    CHECK_MPI(MPI_Win_start(MPI_GROUP_EMPTY, 0, win));
+    expect(MPI_Win_start(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start", "second start");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "lock inside start");
+    expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put outside the start group");
+    expect(MPI_Rput(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win, &req), MPI_ERR_RMA_SYNC, "MPI_Rput", "Rput in PSCW");
+    CHECK_MPI(MPI_Win_complete(win));
+    /* a group member outside the window's group: a window on half of WORLD */
+    if (size > 1) {
+        MPI_Comm half;
+        MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &half);
+        MPI_Win hw;
+        long* hm;
+        CHECK_MPI(MPI_Win_allocate(64, 8, MPI_INFO_NULL, half, &hm, &hw));
+        MPI_Win_set_errhandler(hw, MPI_ERRORS_RETURN);
+        expect(MPI_Win_post(world, 0, hw), MPI_ERR_GROUP, "MPI_Win_post", "a member outside the window");
+        expect(MPI_Win_start(world, 0, hw), MPI_ERR_GROUP, "MPI_Win_start", "a member outside the window");
+        CHECK_MPI(MPI_Win_free(&hw));
+        MPI_Comm_free(&half);
+    }
+    /* an origin that completes an access epoch to a target that did not
+     * name it (MPI_MODE_NOCHECK on both sides, so nobody waits for a post):
+     * the target's wait or test reports MPI_ERR_RMA_SYNC */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (size > 1 && rank == 1) {
+        MPI_Group g0;
+        const int zero = 0;
+        MPI_Group_incl(world, 1, &zero, &g0);
+        CHECK_MPI(MPI_Win_start(g0, MPI_MODE_NOCHECK, win));
+        CHECK_MPI(MPI_Win_complete(win));
+        MPI_Group_free(&g0);
+    }
+    if (size > 1 && rank == 0) {
+        const double t0 = MPI_Wtime();
+        int rc = MPI_SUCCESS;
+        do {  /* the stray completion shows at the first wait that sees it */
+            CHECK_MPI(MPI_Win_post(MPI_GROUP_EMPTY, MPI_MODE_NOCHECK, win));
+            rc = MPI_Win_test(win, &flag);
+        } while (rc == MPI_SUCCESS && MPI_Wtime() - t0 < 30);
+        expect(rc, MPI_ERR_RMA_SYNC, "MPI_Win_test", "completion from outside the post group");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Group_free(&world);
+    (void)none;
+    for (int i = 0; i < 8; ++i) CHECK(mem[i] == 7, "a refused call wrote mem[%d] = %ld", i, mem[i]);
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -143,9 +254,13 @@ int main(int argc, char** argv) {
     expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Put", "null window");
     /* MPI_PROC_NULL is a no-op */
     CHECK_MPI(MPI_Put(v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, win));
-    /* synchronization this library does not implement */
-    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_lock", "lock");
-    expect(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_post", "post");
+    /* no other epoch inside a fence epoch with operations */
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "lock in a fence epoch");
+    expect(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "lock_all in a fence epoch");
+    expect(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post", "post in a fence epoch");
+    expect(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush in a fence epoch");
+    /* argument checks come before epoch checks */
+    expect(MPI_Put(v, 1, MPI_LONG, -5, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "rank -5");
     /* nothing above touched anything */
     CHECK_MPI(MPI_Win_fence(0, win));
     for (int i = 0; i < 16; ++i) CHECK(mem[i] == 1000 + i, "a failed call wrote mem[%d]", i);
@@ -179,6 +294,7 @@ int main(int argc, char** argv) {
     MPI_Type_free(&vec);
     CHECK_MPI(MPI_Win_free(&win));
     expect(MPI_Win_free(&win), MPI_ERR_WIN, "MPI_Win_free", "double free");
+    sync_errors();
     if (rank == 0) printf("rma_errors: OK\n");
     MPI_Finalize();
     return 0;
