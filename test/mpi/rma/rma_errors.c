@@ -3,6 +3,8 @@
  * right class, names the function, and leaves the window usable and the
  * memory untouched. With CH4LITE_RMA_CHECK_ORIGIN=0 (argument "target") the
  * origin skips its range check and the target must refuse the access. */
+#include <stdint.h>
+
 #include "mpitest.h"
 
 static int rank, size;
@@ -23,6 +25,83 @@ static void on_error(MPI_Win* win, int* code, ...) {
     ++handler_calls;
     MPI_Error_class(*code, &handler_class);
     (void)win;
+}
+
+static int deletes = 0;
+static int on_delete(MPI_Win w, int keyval, void* value, void* extra) {
+    (void)w; (void)keyval; (void)extra;
+    deletes += (int)(intptr_t)value;
+    return MPI_SUCCESS;
+}
+
+/* User keyvals and info hints on a window. */
+static void attrs_and_info(void) {
+    long mem[4];
+    MPI_Win win;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    MPI_Info_set(info, "no_locks", "true");
+    CHECK_MPI(MPI_Win_create(mem, sizeof mem, 8, info, MPI_COMM_WORLD, &win));
+    MPI_Info_free(&info);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Info used;
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    CHECK_MPI(MPI_Win_get_info(win, &used));
+    CHECK_MPI(MPI_Info_get(used, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "none") == 0, "get_info accumulate_ordering: %s", v);
+    CHECK_MPI(MPI_Info_get(used, "no_locks", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "true") == 0, "get_info no_locks: %s", v);
+    CHECK_MPI(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "same_op_no_op") == 0, "get_info accumulate_ops default: %s", v);
+    MPI_Info_free(&used);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ops", "same_op");
+    CHECK_MPI(MPI_Win_set_info(win, info));
+    MPI_Info_free(&info);
+    CHECK_MPI(MPI_Win_get_info(win, &used));
+    CHECK_MPI(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "same_op") == 0, "set_info accumulate_ops: %s", v);
+    MPI_Info_free(&used);
+    expect(MPI_Win_set_info(win, (MPI_Info)(intptr_t)0x4242), MPI_ERR_INFO, "MPI_Win_set_info", "garbage info");
+    /* keyvals: set, replace (delete callback), delete, set, free the window */
+    int kv = MPI_KEYVAL_INVALID;
+    CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &kv, NULL));
+    void* got = NULL;
+    CHECK_MPI(MPI_Win_get_attr(win, kv, &got, &flag));
+    CHECK(!flag, "attribute before set");
+    CHECK_MPI(MPI_Win_set_attr(win, kv, (void*)(intptr_t)1));
+    CHECK_MPI(MPI_Win_set_attr(win, kv, (void*)(intptr_t)10));
+    CHECK(deletes == 1, "replacing an attribute deletes the old value (%d)", deletes);
+    CHECK_MPI(MPI_Win_get_attr(win, kv, &got, &flag));
+    CHECK(flag && got == (void*)(intptr_t)10, "get_attr after set");
+    CHECK_MPI(MPI_Win_delete_attr(win, kv));
+    CHECK(deletes == 11, "delete_attr (%d)", deletes);
+    expect(MPI_Win_delete_attr(win, kv), MPI_ERR_KEYVAL, "MPI_Win_delete_attr", "delete twice");
+    CHECK_MPI(MPI_Win_set_attr(win, kv, (void*)(intptr_t)100));
+    expect(MPI_Win_set_attr(win, MPI_WIN_BASE, NULL), MPI_ERR_KEYVAL, "MPI_Win_set_attr", "predefined keyval");
+    expect(MPI_Win_get_attr(win, 12345, &got, &flag), MPI_ERR_KEYVAL, "MPI_Win_get_attr", "garbage keyval");
+    int* model = NULL;
+    CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
+    CHECK(flag && *model == MPI_WIN_UNIFIED, "model");
+    const int kv_keep = kv;
+    CHECK_MPI(MPI_Win_free_keyval(&kv));
+    CHECK(kv == MPI_KEYVAL_INVALID, "free_keyval resets the handle");
+    CHECK_MPI(MPI_Win_free(&win));  /* runs the delete callback of the live attribute */
+    CHECK(deletes == 111, "Win_free deletes attributes (%d)", deletes);
+    (void)kv_keep;
+    /* an accumulate of nothing with a type of size 0 is no error */
+    CHECK_MPI(MPI_Win_create(mem, sizeof mem, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_Datatype empty;
+    CHECK_MPI(MPI_Type_contiguous(0, MPI_INT, &empty));
+    CHECK_MPI(MPI_Type_commit(&empty));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    CHECK_MPI(MPI_Accumulate(mem, 0, MPI_LONG, (rank + 1) % size, 0, 0, empty, MPI_SUM, win));
+    CHECK_MPI(MPI_Accumulate(mem, 0, MPI_LONG, (rank + 1) % size, 0, 1, empty, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    MPI_Type_free(&empty);
+    CHECK_MPI(MPI_Win_free(&win));
 }
 
 /* Passive-target and PSCW bad input (docs/rma-passive.md, "Bad input"). */
@@ -295,6 +374,7 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Win_free(&win));
     expect(MPI_Win_free(&win), MPI_ERR_WIN, "MPI_Win_free", "double free");
     sync_errors();
+    attrs_and_info();
     if (rank == 0) printf("rma_errors: OK\n");
     MPI_Finalize();
     return 0;
