@@ -179,6 +179,20 @@ int main(int argc, char** argv) {
                     const double t = measure((enum op_kind)k, (enum sync_kind)s, bw_sizes[i], BW_WINDOW, win);
                     bench_emit(table, row, "MBps", (double)bw_sizes[i] * BW_WINDOW / t / 1e6);
                 }
+        MPI_Win_free(&win);
+    }
+    /* Last: Open MPI 4.1.4 (vader) crashed in MPI_Compare_and_swap here once */
+    for (int flavor = 0; flavor < 2; ++flavor) {
+        const char* fl = flavor ? "create" : "alloc";
+        MPI_Win win;
+        char* base;
+        if (flavor == 1) {
+            base = bench_alloc(4096);
+            MPI_Win_create(base, 4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        } else {
+            MPI_Win_allocate(4096, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+        }
+        memset(base, 0, 4096);
         for (int k = OP_FOP; k <= OP_CAS; ++k) {
             char row[32];
             snprintf(row, sizeof row, "%s/%s", op_names[k], fl);

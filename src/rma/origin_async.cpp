@@ -18,6 +18,7 @@
 #include "rma/sync.hpp"
 #include "rma/win_internal.hpp"
 #include "rma/wire.hpp"
+#include "shm/cma.hpp"
 #include "util/small_copy.hpp"
 
 namespace ch4lite::rma {
@@ -25,6 +26,20 @@ namespace ch4lite::rma {
 namespace {
 
 bool self(const win& w, int t) noexcept { return t == w.rank() && w.fl != flavor::dynamic; }
+
+// One CMA copy between o and ts in node peer t's process: contiguous data
+// in one system call straight away, derived types through cma_copy.
+bool cma_move(win& w, const buf_spec& o, const target_spec& ts, bool write, uint64_t total) noexcept {
+    if (!o.t->contiguous() || !ts.t->contiguous()) return cma_copy(w, o, ts, write, total);
+    const auto t = static_cast<std::size_t>(ts.rank);
+    const uint64_t remote = w.peers[t].base + ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+    auto* local = static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb();
+    const status s = write ? shm::cma::write(w.peers[t].pid, remote, local, total)
+                           : shm::cma::read(w.peers[t].pid, local, remote, total);
+    if (s == status::ok) return true;
+    w.cma_ok[t] = 0;  // by message from now on
+    return false;
+}
 
 // Node peer t may be reached without it for ts: mapped or by CMA, and the
 // range is known to lie in its window (else the target must refuse it).
@@ -71,7 +86,7 @@ status async_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t tota
                 dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
             return status::ok;
         }
-        if (cma_copy(w, o, ts, true, total)) return status::ok;
+        if (cma_move(w, o, ts, true, total)) return status::ok;
         // The kernel refused: by message from now on (a partial copy is repeated).
     }
     if (t != w.rank()) {
@@ -98,7 +113,7 @@ status async_get(win& w, const buf_spec& o, const target_spec& ts, uint64_t tota
                 dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, obuf, o.count);
             return status::ok;
         }
-        if (cma_copy(w, o, ts, false, total)) return status::ok;
+        if (cma_move(w, o, ts, false, total)) return status::ok;
     }
     if (t != w.rank()) {
         touch(w, t);
