@@ -91,7 +91,8 @@ status async_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t tota
     }
     if (t != w.rank()) {
         touch(w, t);
-        if (native_async(w, o, ts, total, true)) return status::ok;
+        if (native_async(w, o, ts, total, true)) return status::ok;  // complete when delivered
+        w.tsync[static_cast<std::size_t>(t)].need_ack = true;  // only an ack says it is applied
     }
     return put_msg(w, o, ts, total);
 }
@@ -130,7 +131,10 @@ status async_acc(win& w, const buf_spec& o, const target_spec& ts, dev::op_id op
         const status s = node_acc(w, &o, nullptr, ts, opv);
         if (s != status::again) return s;
     }
-    if (t != w.rank()) touch(w, t);
+    if (t != w.rank()) {
+        touch(w, t);
+        w.tsync[static_cast<std::size_t>(t)].need_ack = true;
+    }
     const dame::basic_kind k = ts.t->basic();
     const rec_desc d{rk_acc, 0, static_cast<uint8_t>(opv), static_cast<uint8_t>(k), &o, nullptr,
                      dev::packed_size(k)};

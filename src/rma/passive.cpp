@@ -81,12 +81,21 @@ status close(win& w, const Range& targets, close_kind k) noexcept {
             return true;
         });
     for (int t : targets) {  // first send to all, then wait for all
+        if (t == w.rank()) continue;  // applied at the call
         target_sync& s = w.tsync[static_cast<std::size_t>(t)];
         const bool queued = !w.tq[static_cast<std::size_t>(t)].cur.empty();
-        if (t == w.rank() || (!queued && !s.sent)) continue;  // everything done at the call
-        uint16_t extra = k == ck_flush_local ? 0 : bf_ack;
-        // A lock we asked for by message is given back by message.
-        if (k == ck_unlock && s.lock != lk_none && !s.nocheck && !s.held) extra |= bf_unlock;
+        // Only records without a reply (puts, accumulates) need the target's
+        // acknowledgement; gets, fetches and CAS are complete with their
+        // reply, direct and CMA operations at the call, native ones when
+        // their completion came.
+        uint16_t extra = k != ck_flush_local && s.need_ack ? bf_ack : 0;
+        // A lock we asked for by message is given back by message (no
+        // answer needed: later requests to it travel behind it).
+        // (The request may ride on this very message: queued records.)
+        if (k == ck_unlock && s.lock != lk_none && !s.nocheck && !s.held && (s.lock_sent || queued))
+            extra |= bf_unlock;
+        if (!queued && !extra) continue;
+        if (extra & bf_ack) s.need_ack = false;
         const status st = async_send(w, t, extra);
         if (st != status::ok && result == status::ok) result = st;
     }
@@ -106,7 +115,7 @@ status close(win& w, const Range& targets, close_kind k) noexcept {
             target_sync& s = w.tsync[static_cast<std::size_t>(t)];
             if (s.held) lock_release(lock_word(w, t), s.lock);
             s.lock = lk_none;
-            s.nocheck = s.held = s.lock_sent = s.granted = s.grant_asked = s.sent = false;
+            s.nocheck = s.held = s.lock_sent = s.granted = s.grant_asked = s.sent = s.need_ack = false;
         }
     const status r = report(w);
     return result != status::ok ? result : r;

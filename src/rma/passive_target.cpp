@@ -83,6 +83,8 @@ void handle_async(win& w, int src_world, const batch_hdr& h, const void* payload
         stash(w, src_world, h, payload, plen);
         return;
     }
+    if (lock_of(h.flags) != lk_none && o.lock != lk_none)  // its previous epoch never released
+        util::warn("rma: rank %d asks for a lock it still holds", h.src);
     if (const uint8_t want = lock_of(h.flags); want != lk_none && o.lock == lk_none) {
         if (!lock_try(my_lock_word(w), want)) {
             o.waiting = true;

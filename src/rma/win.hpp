@@ -136,6 +136,7 @@ struct target_sync {
     bool granted = false;     // by message: the target answered bf_grant
     bool grant_asked = false; // ... we asked it to (native RMA waits for the grant)
     bool sent = false;        // a message went to it in this epoch
+    bool need_ack = false;    // records without a reply went to it since its last bf_ack
     uint32_t acks = 0;        // bf_ack messages not answered yet
     uint32_t replies = 0;     // reply slots waiting for its answer
     uint32_t posts = 0;       // PSCW: its posts naming us, not yet used by a start
