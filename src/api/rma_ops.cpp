@@ -12,6 +12,8 @@
 #include "api/dt.hpp"
 #include "api/op_handles.hpp"
 #include "api/win_common.hpp"
+#include "device/request.hpp"
+#include "rma/sync.hpp"
 #include "dame/type.hpp"
 #include "device/op.hpp"
 #include "util/env.hpp"
@@ -41,11 +43,24 @@ int check_type(const char* func, MPI_Win win, MPI_Datatype dt, int64_t count, co
     return MPI_SUCCESS;
 }
 
-// The window, the target (count, type, rank, displacement, range), then
-// the epoch: a bad argument is reported as such also outside an epoch
-// (MPI_Put to rank -5 before any fence: MPI_ERR_RANK, as MPICH).
+// Why rank t may not be accessed now (MPI_ERR_RMA_SYNC).
+[[gnu::cold]] int no_epoch(const char* func, MPI_Win win, const rma::win& w, int rank) {
+    if (w.async & rma::async_lock)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_SYNC,
+                        "target rank %d is not locked (the passive-target epoch locks other ranks)", rank);
+    if (w.async & rma::async_start)
+        CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_SYNC,
+                        "target rank %d is not in the group of MPI_Win_start", rank);
+    CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_SYNC,
+                    "no access epoch is open: call MPI_Win_fence first (and not with "
+                    "MPI_MODE_NOSUCCEED), or MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start");
+}
+
+// The window, the target (type, rank, displacement), the epoch, the range.
+// The arguments come first: a bad rank is MPI_ERR_RANK in any epoch state.
+// `request`: MPI_Rput & co., which only passive-target epochs allow.
 int check_target(const char* func, MPI_Win win, int rank, MPI_Aint disp, int64_t count,
-                 MPI_Datatype dt, args& a) {
+                 MPI_Datatype dt, args& a, bool request = false) {
     a.w = api::lookup_win(win);
     if (!a.w) CH4_FAIL_WIN_IN(func, win, MPI_ERR_WIN, "invalid window");
     rma::win& w = *a.w;
@@ -56,21 +71,24 @@ int check_target(const char* func, MPI_Win win, int rank, MPI_Aint disp, int64_t
     if (rank != MPI_PROC_NULL && disp < 0)
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_DISP, "invalid target_disp %ld: must be >= 0",
                         static_cast<long>(disp));
-    if (!w.access)
+    if (request && !(w.async & rma::async_lock))
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_SYNC,
-                        "no access epoch is open: call MPI_Win_fence first (and not with "
-                        "MPI_MODE_NOSUCCEED)");
-    if (rank == MPI_PROC_NULL) {
+                        "request-based RMA needs a passive-target epoch (MPI_Win_lock or "
+                        "MPI_Win_lock_all)");
+    if (rank == MPI_PROC_NULL) {  // a no-op, but only inside an epoch
+        if (!w.access && !w.async) return no_epoch(func, win, w, rank);
         a.proc_null = true;
         return MPI_SUCCESS;
     }
+    if (!w.may_access(rank)) return no_epoch(func, win, w, rank);
     const rma::peer_info& p = w.peers[static_cast<std::size_t>(rank)];
     __int128 bytes = static_cast<__int128>(disp) * p.disp_unit;
     if (bytes >> 62)
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_RANGE, "target_disp %ld x disp_unit %" PRId64
                         " is beyond any window", static_cast<long>(disp), p.disp_unit);
     a.t = {rank, static_cast<uint64_t>(bytes), count, a.t.t};
-    if (count == 0 || !origin_checks()) return MPI_SUCCESS;
+    // A dynamic window's displacements are addresses the target checks.
+    if (count == 0 || !origin_checks() || w.fl == rma::flavor::dynamic) return MPI_SUCCESS;
     const __int128 span = static_cast<__int128>(count - 1) * a.t.t->extent();
     const __int128 lo = bytes + a.t.t->true_lb() + (span < 0 ? span : 0);
     const __int128 hi = bytes + a.t.t->true_ub() + (span > 0 ? span : 0);
@@ -108,15 +126,55 @@ int done(const char* func, MPI_Win win, status s) {
     CH4_FAIL_WIN_IN(func, win, api::class_of(s), "cannot queue the operation");
 }
 
+// MPI_Rput & co.: the request the operation's parts complete (win::req).
+// begin() makes it (holding one completion of its own), end() drops that
+// hold once the operation is issued and sent on its way, and hands it out.
+struct req_scope {
+    MPI_Request* out;
+    dev::request* r = nullptr;
+    rma::win* w = nullptr;
+
+    int begin(const char* func, MPI_Win win, rma::win* wp) {
+        if (!out) return MPI_SUCCESS;
+        r = dev::request_alloc(dev::req_kind::rma, 1);
+        if (!r) CH4_FAIL_WIN_IN(func, win, MPI_ERR_NO_MEM, "out of requests");
+        w = wp;
+        w->req = r;
+        return MPI_SUCCESS;
+    }
+    // A request-based call to MPI_PROC_NULL: a request that is complete.
+    int null_request(const char* func, MPI_Win win) {
+        if (!out) return MPI_SUCCESS;
+        dev::request* q = dev::request_alloc(dev::req_kind::rma, 0);
+        if (!q) CH4_FAIL_WIN_IN(func, win, MPI_ERR_NO_MEM, "out of requests");
+        *out = reinterpret_cast<MPI_Request>(dev::request_handle(q));
+        return MPI_SUCCESS;
+    }
+    int end(const char* func, MPI_Win win, status s, int rank) {
+        if (!r) return done(func, win, s);
+        w->req = nullptr;
+        if (s == status::ok) s = rma::request_issued(*w, rank);
+        if (s != status::ok) {  // its parts may still finish: freed after them
+            dev::request_release(r);
+            dev::request_complete(r);
+            return done(func, win, s);
+        }
+        *out = reinterpret_cast<MPI_Request>(dev::request_handle(r));
+        dev::request_complete(r);
+        return MPI_SUCCESS;
+    }
+};
+
 // The op of an accumulate and its element kind, checked against the types.
+// `empty`: the target data has no bytes (count 0 or a type of size 0):
+// nothing is combined, so only the op itself is checked.
 int check_acc(const char* func, MPI_Win win, MPI_Op op, const dame::type* origin,
-              const dame::type* target, dev::op_id& id) {
+              const dame::type* target, dev::op_id& id, bool empty = false) {
     if (!dev::predefined_op(op, id))
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_OP,
                         "invalid op: accumulate takes a predefined operation (user-defined ops "
                         "are not allowed in RMA)");
-    // A target type without data (size 0) accumulates nothing: any op is fine.
-    if (target->size() == 0) return MPI_SUCCESS;
+    if (empty) return MPI_SUCCESS;
     const dame::basic_kind k = target->basic();
     if (k == dame::basic_kind::none || k == dame::basic_kind::mixed)
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE,
@@ -135,16 +193,19 @@ int check_acc(const char* func, MPI_Win win, MPI_Op op, const dame::type* origin
 // Out of line: the fast path below (xfer_impl) stays small.
 template <bool is_get>
 [[gnu::noinline, gnu::cold]] int xfer_checked(const char* func, const void* obuf, int64_t ocount, MPI_Datatype otype, int rank,
-                 MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win) {
+                 MPI_Aint disp, int64_t tcount, MPI_Datatype ttype, MPI_Win win,
+                 MPI_Request* req = nullptr) {
     CH4_REQUIRE_INIT_IN(func);
     args a;
     rma::buf_spec o;
-    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
+    req_scope rq{req};
+    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a, req != nullptr)) return rc;
     if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
-    if (a.proc_null) return MPI_SUCCESS;
+    if (a.proc_null) return rq.null_request(func, win);
     if (int rc = same_size(func, win, o, a, "origin")) return rc;
-    if constexpr (is_get) return done(func, win, rma::get(*a.w, o, a.t));
-    else return done(func, win, rma::put(*a.w, o, a.t));
+    if (int rc = rq.begin(func, win, a.w)) return rc;
+    if constexpr (is_get) return rq.end(func, win, rma::get(*a.w, o, a.t), rank);
+    else return rq.end(func, win, rma::put(*a.w, o, a.t), rank);
 }
 
 // The same decisions as check_target / check_origin / same_size for the
@@ -158,11 +219,13 @@ template <bool is_get>
                                            rma::target_spec& t) {
     if (!api::is_initialized()) return false;
     w = api::lookup_win(win);
-    if (!w || !w->access) return false;
+    if (!w) return false;
     const dame::type* tt = api::lookup_type(ttype);
     const dame::type* ot = api::lookup_type(otype);
     if (!tt || !ot || !tt->committed() || !ot->committed() || (tcount | ocount) < 0) return false;
     if (static_cast<unsigned>(rank) >= static_cast<unsigned>(w->nranks()) || disp < 0) return false;
+    // A fence epoch (one test), else the passive-target or PSCW epoch's rule.
+    if (__builtin_expect(!w->access, 0) && !w->may_access(rank)) return false;
     const rma::peer_info& p = w->peers[static_cast<std::size_t>(rank)];
     int64_t bytes, ob, tb;
     if (__builtin_mul_overflow(disp, p.disp_unit, &bytes) || (bytes >> 62) ||
@@ -209,18 +272,20 @@ template <bool is_get>
 [[gnu::noinline, gnu::cold]] int acc_checked(const char* func, const void* obuf, int64_t ocount,
                                              MPI_Datatype otype, int rank, MPI_Aint disp,
                                              int64_t tcount, MPI_Datatype ttype, MPI_Op op,
-                                             MPI_Win win) {
+                                             MPI_Win win, MPI_Request* req = nullptr) {
     CH4_REQUIRE_INIT_IN(func);
     args a;
     rma::buf_spec o;
     dev::op_id id;
-    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
+    req_scope rq{req};
+    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a, req != nullptr)) return rc;
     if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
-    if (int rc = check_acc(func, win, op, o.t, a.t.t, id)) return rc;
-    if (a.proc_null) return MPI_SUCCESS;
+    const bool empty = tcount == 0 || a.t.t->size() == 0;
+    if (int rc = check_acc(func, win, op, o.t, a.t.t, id, empty)) return rc;
+    if (a.proc_null) return rq.null_request(func, win);
     if (int rc = same_size(func, win, o, a, "origin")) return rc;
-    if (a.t.count == 0 || a.t.t->size() == 0) return MPI_SUCCESS;  // no data: nothing to apply
-    return done(func, win, rma::accumulate(*a.w, o, a.t, id));
+    if (int rc = rq.begin(func, win, a.w)) return rc;
+    return rq.end(func, win, rma::accumulate(*a.w, o, a.t, id), rank);
 }
 
 // check_acc's decision without the error text: a predefined op defined on
@@ -265,26 +330,28 @@ struct acc_args {
                                                 MPI_Datatype otype, void* rbuf, int64_t rcount,
                                                 MPI_Datatype rtype, int rank, MPI_Aint disp,
                                                 int64_t tcount, MPI_Datatype ttype, MPI_Op op,
-                                                MPI_Win win) {
+                                                MPI_Win win, MPI_Request* req = nullptr) {
     CH4_REQUIRE_INIT_IN(func);
     args a;
     rma::buf_spec o{}, r{};
     dev::op_id id;
-    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a)) return rc;
+    req_scope rq{req};
+    if (int rc = check_target(func, win, rank, disp, tcount, ttype, a, req != nullptr)) return rc;
     const bool noop = op == MPI_NO_OP;  // origin arguments are ignored then
     if (!noop)
         if (int rc = check_origin(func, win, obuf, ocount, otype, "origin", o)) return rc;
     if (int rc = check_origin(func, win, rbuf, rcount, rtype, "result", r)) return rc;
-    if (int rc = check_acc(func, win, op, noop ? nullptr : o.t, a.t.t, id)) return rc;
-    if (r.t->basic() != a.t.t->basic() && r.t->size() > 0 && a.t.t->size() > 0)
+    const bool empty = tcount == 0 || a.t.t->size() == 0;
+    if (int rc = check_acc(func, win, op, noop ? nullptr : o.t, a.t.t, id, empty)) return rc;
+    if (!empty && r.t->basic() != a.t.t->basic() && r.t->size() > 0)
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_TYPE, "result elements (%s) and target elements (%s) differ",
                         dame::to_string(r.t->basic()), dame::to_string(a.t.t->basic()));
-    if (a.proc_null) return MPI_SUCCESS;
+    if (a.proc_null) return rq.null_request(func, win);
     if (!noop)
         if (int rc = same_size(func, win, o, a, "origin")) return rc;
     if (int rc = same_size(func, win, r, a, "result")) return rc;
-    if (a.t.count == 0 || a.t.t->size() == 0) return MPI_SUCCESS;  // no data: nothing to fetch
-    return done(func, win, rma::get_accumulate(*a.w, o, r, a.t, id));
+    if (int rc = rq.begin(func, win, a.w)) return rc;
+    return rq.end(func, win, rma::get_accumulate(*a.w, o, r, a.t, id), rank);
 }
 
 // Get_accumulate (and Fetch_and_op): the accumulate fast path plus the
@@ -382,6 +449,91 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
         CH4_FAIL_WIN(win, MPI_ERR_TYPE, "datatype must be a predefined type");
     return getacc_impl(__func__, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
                        target_disp, 1, datatype, op, win);
+}
+
+// ---- request-based operations (passive-target epochs only): the request
+// completes as MPI says for each: MPI_Rput and MPI_Raccumulate when the
+// origin buffer may be reused, MPI_Rget and MPI_Rget_accumulate when the
+// data arrived (docs/rma-passive.md, "Request-based operations").
+#define CH4_REQ_CHECK(request) \
+    if (!(request)) CH4_FAIL_WIN(win, MPI_ERR_ARG, "request (output) is NULL")
+
+CH4_PMPI(MPI_Rput)
+int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return xfer_checked<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
+                               target_disp, target_count, target_datatype, win, request);
+}
+CH4_PMPI(MPI_Rput_c)
+int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return xfer_checked<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
+                               target_disp, target_count, target_datatype, win, request);
+}
+CH4_PMPI(MPI_Rget)
+int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return xfer_checked<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
+                              target_disp, target_count, target_datatype, win, request);
+}
+CH4_PMPI(MPI_Rget_c)
+int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+               MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return xfer_checked<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
+                              target_disp, target_count, target_datatype, win, request);
+}
+CH4_PMPI(MPI_Raccumulate)
+int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return acc_checked(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, op, win, request);
+}
+CH4_PMPI(MPI_Raccumulate_c)
+int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return acc_checked(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, op, win, request);
+}
+CH4_PMPI(MPI_Rget_accumulate)
+int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void* result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return getacc_checked(__func__, origin_addr, origin_count, origin_datatype, result_addr,
+                          result_count, result_datatype, target_rank, target_disp, target_count,
+                          target_datatype, op, win, request);
+}
+CH4_PMPI(MPI_Rget_accumulate_c)
+int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                          MPI_Win win, MPI_Request* request) {
+    CH4_REQUIRE_INIT();
+    CH4_REQ_CHECK(request);
+    return getacc_checked(__func__, origin_addr, origin_count, origin_datatype, result_addr,
+                          result_count, result_datatype, target_rank, target_disp, target_count,
+                          target_datatype, op, win, request);
 }
 
 CH4_PMPI(MPI_Compare_and_swap)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Window queries: predefined attributes, name, group, handle conversion.
+// Window queries: attributes (predefined, and user keyvals: win_keyval.cpp),
+// name, group, handle conversion.
 #include <cstdio>
 #include <cstring>
 #include <new>

@@ -16,6 +16,10 @@ inline rma::win* lookup_win(MPI_Win w) noexcept {
     return rma::lookup(reinterpret_cast<uintptr_t>(w));
 }
 
+// The info hints a window uses (win_info.cpp; docs/parameters.md, "Info
+// hints"), read at creation and by MPI_Win_set_info.
+void win_hints(rma::win& w, MPI_Info info) noexcept;
+
 }  // namespace ch4lite::api
 
 #define CH4_FAIL_WIN_IN(func, win, cls, ...) \

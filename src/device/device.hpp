@@ -89,6 +89,10 @@ struct device_state {
     // Collective schedules running (coll/sched.hpp): polled by progress()
     // while nonzero. Next to the deferred counters, so one test covers all.
     uint32_t sched_active = 0;
+    // src/rma has work only polling finds (rma::hook: passive-target lock
+    // requests waiting for a node peer's release, RMA messages queued or in
+    // flight): nonzero makes every progress() call it.
+    uint32_t rma_poll = 0;
 };
 
 extern device_state g_dev;

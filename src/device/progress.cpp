@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "util/env.hpp"
+#include "rma/rma.hpp"
 #include "util/log.hpp"
 
 namespace ch4lite::dev {
@@ -64,6 +65,7 @@ int background_progress() noexcept {
     int n = 0;
     if (!deferred_empty()) n += deferred_progress();
     if (g_dev.sched_active != 0) n += coll::sched_progress();
+    if (g_dev.rma_poll != 0) n += rma::hook();
     return n;
 }
 

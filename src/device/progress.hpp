@@ -12,6 +12,10 @@ namespace ch4lite::coll {
 // Polls the running collective schedules (coll/sched.hpp).
 int sched_progress() noexcept;
 }  // namespace ch4lite::coll
+namespace ch4lite::rma {
+// src/rma's polled work (rma/rma.hpp), while g_dev.rma_poll is nonzero.
+int hook() noexcept;
+}  // namespace ch4lite::rma
 
 namespace ch4lite::dev {
 
@@ -21,13 +25,14 @@ inline bool deferred_sends_empty() noexcept { return g_dev.deferred_sends == 0; 
 inline bool deferred_recvs_empty() noexcept { return g_dev.deferred_recvs == 0; }
 inline bool deferred_empty() noexcept { return (g_dev.deferred_sends | g_dev.deferred_recvs) == 0; }
 
-// The rarer work of a poll, out of line: deferred operations and running
-// collective schedules. progress() tests the three counters at once, so the
+// The rarer work of a poll, out of line: deferred operations, running
+// collective schedules and src/rma's polled work (device.hpp, rma_poll).
+// progress() tests the four counters at once, so the
 // point-to-point path pays the same one predictable branch as before
 // schedules existed.
 int background_progress() noexcept;
 inline bool background_idle() noexcept {
-    return (g_dev.deferred_sends | g_dev.deferred_recvs | g_dev.sched_active) == 0;
+    return (g_dev.deferred_sends | g_dev.deferred_recvs | g_dev.sched_active | g_dev.rma_poll) == 0;
 }
 
 // One poll of everything; returns the number of events handled. shm first:
@@ -48,6 +53,7 @@ inline int progress_transports() noexcept {
     int n = g_dev.shm.progress();
     if (!g_dev.nm_quiet) n += g_dev.nm.progress();
     if (!deferred_empty()) n += deferred_progress();
+    if (g_dev.rma_poll != 0) n += rma::hook();
     return n;
 }
 

@@ -36,6 +36,7 @@
 #include "rma/progress.hpp"
 #include "rma/queue.hpp"
 #include "rma/rma.hpp"
+#include "rma/sync.hpp"
 #include "rma/target.hpp"
 #include "rma/win_internal.hpp"
 #include "rma/wire.hpp"
@@ -170,7 +171,10 @@ void advance(win& w, bool ready) noexcept {
 
 void handle_batch(win& w, int src_world, const batch_hdr& h, const void* payload,
                   std::size_t plen) noexcept {
-    if (h.epoch != w.epoch) {
+    // A passive-target message of an older epoch comes from an origin that
+    // has not yet passed a MPI_MODE_NOPRECEDE fence we passed (nothing of
+    // that epoch is left to order it against): applied now.
+    if (h.epoch != w.epoch && !((h.flags & bf_async) && static_cast<int32_t>(h.epoch - w.epoch) < 0)) {
         if (static_cast<int32_t>(h.epoch - w.epoch) < 0) {
             util::warn("rma: dropping a message of a past epoch (%u, now %u)", h.epoch, w.epoch);
             return;
@@ -191,6 +195,10 @@ void handle_batch(win& w, int src_world, const batch_hdr& h, const void* payload
     }
     if (h.src < 0 || h.src >= w.nranks()) {
         util::warn("rma: dropping a message from an unknown origin %d", h.src);
+        return;
+    }
+    if (h.flags & bf_async) {  // passive target or PSCW (passive_target.cpp)
+        handle_async(w, src_world, h, payload, plen);
         return;
     }
     if (!(h.flags & bf_bare)) {
@@ -226,8 +234,11 @@ status post_bare(win& w, int t, bool final, uint32_t total) noexcept {
 }
 
 void wait_epoch(win& w, int t) noexcept {
+    // Until t reached our epoch. It may be further (a MPI_MODE_NOPRECEDE
+    // fence it passed before our passive-target access to it): then it has
+    // nothing of our epoch left to apply either.
     std::atomic_ref<uint32_t> e(w.slot_of[static_cast<std::size_t>(t)]->epoch);
-    wait_until([&] { return e.load(std::memory_order_acquire) == w.epoch; });
+    wait_until([&] { return static_cast<int32_t>(e.load(std::memory_order_acquire) - w.epoch) >= 0; });
 }
 
 status fence(win& w, int assert) noexcept {
@@ -238,6 +249,7 @@ status fence(win& w, int assert) noexcept {
         // accesses wait for them to publish this epoch (w.ready cleared).
         advance(w, false);
         w.access = !(assert & MPI_MODE_NOSUCCEED);
+        w.fence_assert = assert;
         return status::ok;
     }
     w.report.clear();
@@ -266,6 +278,7 @@ status fence(win& w, int assert) noexcept {
     ++w.gen;
     advance(w, ready);
     w.access = !(assert & MPI_MODE_NOSUCCEED);
+    w.fence_assert = assert;
     return s;
 }
 
@@ -293,6 +306,12 @@ void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen, co
             resp_data_hdr h;
             if (!load(h, hdr, hlen)) break;
             on_reply_data(h, payload, plen);
+            return;
+        }
+        case am_rma_ctl: {
+            ctl_hdr h;
+            if (!load(h, hdr, hlen)) break;
+            on_ctl(src, h);
             return;
         }
         default: break;

@@ -174,6 +174,48 @@ bool native_step(win& w) noexcept {
     return w.nat_left == 0;
 }
 
+bool native_step_async(win& w) noexcept {
+    auto& nm = dev::g_dev.nm;
+    for (native_op& n : w.nat) {
+        const auto t = static_cast<std::size_t>(n.target);
+        if (n.state == 0) {
+            if (!w.tsync[t].granted) continue;  // our lock on it is not held yet
+            dev::request* r = dev::request_alloc(dev::req_kind::rma, 1);
+            if (!r) break;
+            r->nm = {};
+            const status s = issue(nm, w.lpid(n.target), n, w.peers[t].rkey, &r->nm);
+            if (s == status::in_progress) {
+                ++g_issued;
+                n.req = r;
+                n.state = 1;
+                continue;
+            }
+            r->cc = 0;
+            dev::request_free_now(r);
+            if (s == status::again) break;
+            ++g_issued;
+            n.state = 2;
+            --w.nat_left;
+            --w.tq[t].native;
+            if (s != status::ok && w.error == status::ok) w.error = s;
+        } else if (n.state == 1 && n.req->cc == 0) {
+            const status s = n.req->result;
+            dev::request_release(n.req);
+            n.req = nullptr;
+            n.state = 2;
+            --w.nat_left;
+            --w.tq[t].native;
+            if (s != status::ok && w.error == status::ok) {
+                w.error = s;
+                w.error_text = "a native " + std::string(n.write ? "put" : "get") + " to rank " +
+                               std::to_string(n.target) + " failed";
+            }
+        }
+    }
+    if (w.nat_left == 0) w.nat.clear();
+    return w.nat_left == 0;
+}
+
 uint64_t native_ops_issued() noexcept { return g_issued; }
 
 }  // namespace ch4lite::rma

@@ -39,6 +39,11 @@ bool native_record(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
 // sends the finals owed. True when nothing native is left this epoch.
 bool native_step(win& w) noexcept;
 
+// In a passive-target or PSCW epoch (docs/rma-passive.md): issues what
+// may go now (its target granted our lock: tsync[t].granted), reaps
+// completions. True when nothing native is left.
+bool native_step_async(win& w) noexcept;
+
 // Native operations issued (all windows, this process): for the verbose log.
 uint64_t native_ops_issued() noexcept;
 

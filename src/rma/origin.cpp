@@ -23,9 +23,11 @@
 #include "device/device.hpp"
 #include "device/op.hpp"
 #include "rma/native.hpp"
+#include "rma/origin.hpp"
 #include "rma/pools.hpp"
 #include "rma/queue.hpp"
 #include "rma/rma.hpp"
+#include "rma/sync.hpp"
 #include "rma/target.hpp"
 #include "rma/win_internal.hpp"
 #include "rma/wire.hpp"
@@ -59,7 +61,7 @@ uint64_t cma_min() noexcept {
 
 // Puts up to this size take put_other's first way: below the sizes that go
 // by CMA, native RMA or zero copy, whatever the environment sets them to.
-uint64_t small_put_max() noexcept {
+[[gnu::always_inline]] inline uint64_t small_put_max() noexcept {
     static const uint64_t v = std::min<uint64_t>({256, zcopy_min() - 1, cma_min() - 1, native_min() - 1});
     return v;
 }
@@ -115,6 +117,35 @@ bool fits_check(const win& w, const target_spec& ts) noexcept {
     return direct_target(w, ts.rank);
 }
 
+// The same for accumulates, which MPI orders among themselves only: with
+// the hint accumulate_ordering=none they need not wait behind operations
+// queued to t (docs/parameters.md, "Info hints").
+[[gnu::always_inline]] inline std::byte* direct_acc(win& w, const target_spec& ts) noexcept {
+    const auto i = static_cast<std::size_t>(ts.rank);
+    std::byte* b = w.direct_base[i];
+    if (!b || !fits(w, ts)) return nullptr;
+    if (w.tq[i].active && !w.hint_acc_unordered) return nullptr;
+    reach_target(w, ts.rank);
+    return b;
+}
+
+// A single naturally aligned element of 1-8 bytes read with MPI_NO_OP: one
+// atomic load, without the target's accumulate lock. Every writer stores
+// whole elements (one store each, or vector stores that do not tear an
+// aligned element), so the read sees an old or a new element; with the
+// hint accumulate_ops=same_op (no NO_OP reads race with writers) the lock
+// is taken as for any other accumulate.
+bool atomic_read(const void* from, void* to, uint64_t n) noexcept {
+    if (reinterpret_cast<uintptr_t>(from) % n) return false;
+    switch (n) {
+        case 1: *static_cast<uint8_t*>(to) = __atomic_load_n(static_cast<const uint8_t*>(from), __ATOMIC_ACQUIRE); return true;
+        case 2: { const uint16_t v = __atomic_load_n(static_cast<const uint16_t*>(from), __ATOMIC_ACQUIRE); std::memcpy(to, &v, 2); return true; }
+        case 4: { const uint32_t v = __atomic_load_n(static_cast<const uint32_t*>(from), __ATOMIC_ACQUIRE); std::memcpy(to, &v, 4); return true; }
+        case 8: { const uint64_t v = __atomic_load_n(static_cast<const uint64_t*>(from), __ATOMIC_ACQUIRE); std::memcpy(to, &v, 8); return true; }
+        default: return false;
+    }
+}
+
 // Derived types go by CMA only when their pieces average this many bytes
 // (a system call moves at most max_segs pieces per side).
 constexpr uint64_t cma_piece_min = 1024;
@@ -133,6 +164,10 @@ bool cma_target(win& w, const buf_spec& o, const target_spec& ts, uint64_t total
     remap_credit(w, ts.rank, total);
     return true;
 }
+
+}  // namespace
+
+bool in_target_window(const win& w, const target_spec& ts) noexcept { return fits(w, ts); }
 
 // One copy between the origin stream (o) and the target stream (ts) in t's
 // process. False when the kernel refuses (then CMA is off for t from now on;
@@ -164,6 +199,8 @@ bool cma_copy(win& w, const buf_spec& o, const target_spec& ts, bool write, uint
     w.cma_ok[static_cast<std::size_t>(ts.rank)] = 0;
     return false;
 }
+
+namespace {
 
 // Accumulate (result: get_accumulate's old values, contiguous, or null) of
 // contiguous data into a node peer of a Win_create window by CMA: per
@@ -207,6 +244,8 @@ uint64_t cma_acc(win& w, const buf_spec& o, const target_spec& ts, dev::op_id op
     return off;
 }
 
+}  // namespace
+
 void pack_origin(const buf_spec& o, uint64_t off, uint64_t n, std::byte* dst) noexcept {
     if (o.t->contiguous())
         std::memcpy(dst, static_cast<const std::byte*>(o.buf) + o.t->true_lb() + off, n);
@@ -214,10 +253,17 @@ void pack_origin(const buf_spec& o, uint64_t off, uint64_t n, std::byte* dst) no
         dame::pack_range(*o.t, o.buf, o.count, static_cast<int64_t>(off), static_cast<int64_t>(n), dst);
 }
 
-op* new_slot(win& w, const buf_spec& r, uint64_t expect) noexcept {
+op* new_slot(win& w, const buf_spec& r, uint64_t expect, int target) noexcept {
     op* s = op_pool().alloc();
     if (!s) return nullptr;
     s->w = &w;
+    if (__builtin_expect(w.async != 0, 0)) {  // passive target / PSCW: counted per target
+        // (slot_done reads these only in such an epoch, which outlives its replies)
+        s->target = target;
+        ++w.tsync[static_cast<std::size_t>(target)].replies;
+        s->req = w.req;  // MPI_Rget & co. complete with their reply
+        if (w.req) ++w.req->cc;
+    }
     s->buf = const_cast<void*>(r.buf);
     s->count = r.count;
     s->t = r.t;
@@ -230,16 +276,9 @@ op* new_slot(win& w, const buf_spec& r, uint64_t expect) noexcept {
     return s;
 }
 
-struct rec_desc {
-    uint8_t kind, flags, opv, basic;
-    const buf_spec* data;  // origin data carried by the record, or null
-    op* slot;              // reply slot, or null
-    uint64_t esize;        // pieces end at multiples of it
-};
-
 // Appends the records covering target-stream bytes [start, total) of ts.
 status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
-              uint64_t start = 0) noexcept {
+              uint64_t start) noexcept {
     const int t = ts.rank;
     const bool contig = ts.t->contiguous();
     const std::size_t fixed =
@@ -314,6 +353,8 @@ status encode(win& w, const rec_desc& d, const target_spec& ts, uint64_t total,
     return status::ok;
 }
 
+namespace {
+
 // The common fine-grained case: contiguous data on both sides, a node peer
 // we may access directly now. Its target address, or null.
 [[gnu::always_inline]] inline std::byte* direct_contig(win& w, const buf_spec& o,
@@ -336,7 +377,7 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
     out_msg* m = msg_alloc(&w, w.lpid(t), am_rma_batch);
     if (!m) return false;
     std::byte* p = m->own.grow(sizeof(rec) + sizeof(rec_resp) + sizeof(uint64_t));
-    op* slot = p ? new_slot(w, o, 0) : nullptr;
+    op* slot = p ? new_slot(w, o, 0, t) : nullptr;
     if (!slot) {
         msg_free(m);
         return false;
@@ -366,24 +407,75 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
     return true;
 }
 
-// Everything else put and get do (total > 0), out of line so that the
-// direct path needs no stack frame.
-[[gnu::noinline]] status put_other(win& w, const buf_spec& o, const target_spec& ts,
-                                   uint64_t total) noexcept {
-    // Small contiguous puts to another rank, below every size that picks
-    // another way (put() already ruled out direct access): one record at
-    // the end of the target's open batch, as encode() would write it, without
-    // its general bookkeeping (docs/rma.md, "Many small operations").
+// Small contiguous puts to another rank, below every size that picks
+// another way (put() already ruled out direct access): one record at the end
+// of the target's open batch, as encode() would write it, without its
+// general bookkeeping (docs/rma.md, "Many small operations").
+[[gnu::always_inline]] inline bool small_put(win& w, const buf_spec& o, const target_spec& ts,
+                                             uint64_t total) noexcept {
     if (total <= small_put_max() && o.t->contiguous() && ts.t->contiguous() && ts.rank != w.rank()) {
         if (std::byte* p = batch_room_open(w, ts.rank, sizeof(rec) + pad8(total))) {
             const rec r{rk_put, 0, 0, 0, static_cast<uint32_t>(total),
                         ts.disp + static_cast<uint64_t>(ts.t->true_lb())};
             std::memcpy(p, &r, sizeof r);
             util::small_copy(p + sizeof r, static_cast<const std::byte*>(o.buf) + o.t->true_lb(), total);
-            return status::ok;
+            return true;
         }
     }
+    return false;
+}
+
+// A put's records: large contiguous ones zero copy from the user's buffer
+// in message-sized pieces, the rest packed.
+status put_records(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
+    if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {
+        const std::size_t piece = batch_limit(w, ts.rank) - sizeof(rec);
+        const auto* src = static_cast<const std::byte*>(o.buf) + o.t->true_lb();
+        const uint64_t disp = ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+        for (uint64_t off = 0; off < total; off += piece) {
+            const uint64_t n = std::min<uint64_t>(piece, total - off);
+            out_msg* m = msg_alloc(&w, w.lpid(ts.rank), am_rma_batch);
+            if (!m) return status::no_mem;
+            std::byte* p = m->own.grow(sizeof(rec));
+            if (!p) {
+                msg_free(m);
+                return status::no_mem;
+            }
+            const rec r{rk_put, 0, 0, 0, static_cast<uint32_t>(n), disp + off};
+            std::memcpy(p, &r, sizeof r);
+            m->iov[0] = {m->own.data(), sizeof r};
+            m->iov[1] = {src + off, n};
+            m->niov = 2;
+            if (w.req) {  // MPI_Rput: complete once the pieces left
+                m->user_req = w.req;
+                ++w.req->cc;
+            }
+            const status s = batch_append(w, ts.rank, m);
+            if (s != status::ok) return s;
+        }
+        return status::ok;
+    }
+    const rec_desc d{rk_put, 0, 0, 0, &o, nullptr, 1};
+    return encode(w, d, ts, total);
+}
+
+// A get's record and reply slot (ourselves in a dynamic window: applied now).
+[[gnu::always_inline]] inline status get_records(win& w, const buf_spec& o, const target_spec& ts,
+                                                 uint64_t total) noexcept {
+    op* slot = new_slot(w, o, total, ts.rank);
+    if (!slot) return status::no_mem;
+    const rec_desc d{rk_get, 0, 0, 0, nullptr, slot, 1};
+    return encode(w, d, ts, total);
+}
+
+// Everything else put and get do (total > 0), out of line so that the
+// direct path needs no stack frame.
+[[gnu::noinline]] status put_other(win& w, const buf_spec& o, const target_spec& ts,
+                                   uint64_t total) noexcept {
+    if (__builtin_expect(w.async != 0, 0)) return async_put(w, o, ts, total);
+    if (small_put(w, o, ts, total)) return status::ok;
     if (ts.rank == w.rank()) {
+        if (w.fl == flavor::dynamic) return put_msg(w, o, ts, total);  // the records check the address
         dame::copy(*o.t, o.buf, o.count, *ts.t, w.base + ts.disp, ts.count);
         return status::ok;
     }
@@ -410,36 +502,14 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
         }
     }
     if (fits(w, ts) && native_record(w, o, ts, total, true)) return status::ok;
-    if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {
-        const std::size_t piece = batch_limit(w, ts.rank) - sizeof(rec);
-        const auto* src = static_cast<const std::byte*>(o.buf) + o.t->true_lb();
-        const uint64_t disp = ts.disp + static_cast<uint64_t>(ts.t->true_lb());
-        for (uint64_t off = 0; off < total; off += piece) {
-            const uint64_t n = std::min<uint64_t>(piece, total - off);
-            out_msg* m = msg_alloc(&w, w.lpid(ts.rank), am_rma_batch);
-            if (!m) return status::no_mem;
-            std::byte* p = m->own.grow(sizeof(rec));
-            if (!p) {
-                msg_free(m);
-                return status::no_mem;
-            }
-            const rec r{rk_put, 0, 0, 0, static_cast<uint32_t>(n), disp + off};
-            std::memcpy(p, &r, sizeof r);
-            m->iov[0] = {m->own.data(), sizeof r};
-            m->iov[1] = {src + off, n};
-            m->niov = 2;
-            const status s = batch_append(w, ts.rank, m);
-            if (s != status::ok) return s;
-        }
-        return status::ok;
-    }
-    const rec_desc d{rk_put, 0, 0, 0, &o, nullptr, 1};
-    return encode(w, d, ts, total);
+    return put_records(w, o, ts, total);
 }
 
 [[gnu::noinline]] status get_other(win& w, const buf_spec& o, const target_spec& ts,
                                    uint64_t total) noexcept {
+    if (__builtin_expect(w.async != 0, 0)) return async_get(w, o, ts, total);
     if (ts.rank == w.rank()) {
+        if (w.fl == flavor::dynamic) return get_msg(w, o, ts, total);  // the records check the address
         dame::copy(*ts.t, w.base + ts.disp, ts.count, *o.t, const_cast<void*>(o.buf), o.count);
         return status::ok;
     }
@@ -453,13 +523,26 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
     }
     if (cma_target(w, o, ts, total) && cma_copy(w, o, ts, false, total)) return status::ok;
     if (fits(w, ts) && native_record(w, o, ts, total, false)) return status::ok;
-    op* slot = new_slot(w, o, total);
-    if (!slot) return status::no_mem;
-    const rec_desc d{rk_get, 0, 0, 0, nullptr, slot, 1};
-    return encode(w, d, ts, total);
+    return get_records(w, o, ts, total);
 }
 
 }  // namespace
+
+status put_msg(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
+    if (ts.rank == w.rank()) {  // ourselves in a dynamic window: checked and applied now
+        const rec_desc d{rk_put, 0, 0, 0, &o, nullptr, 1};
+        const status s = encode(w, d, ts, total);
+        return s != status::ok ? s : self_flush(w);
+    }
+    if (small_put(w, o, ts, total)) return status::ok;
+    return put_records(w, o, ts, total);
+}
+
+status get_msg(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
+    const status s = get_records(w, o, ts, total);
+    if (s != status::ok || ts.rank != w.rank()) return s;
+    return self_flush(w);  // ourselves in a dynamic window: checked and applied now
+}
 
 status put(win& w, const buf_spec& o, const target_spec& ts) noexcept {
     ++w.ops;
@@ -489,13 +572,14 @@ status accumulate(win& w, const buf_spec& o, const target_spec& ts, dev::op_id o
     if (total == 0 || opv == dev::op_id::no_op) return status::ok;
     const dame::basic_kind k = ts.t->basic();
     if (o.t->contiguous() && ts.t->contiguous()) {
-        if (std::byte* b = direct(w, ts)) {
+        if (std::byte* b = direct_acc(w, ts)) {
             slot_lock lock(w.slot_of[static_cast<std::size_t>(ts.rank)]);
             dev::op_apply(opv, k, static_cast<const std::byte*>(o.buf) + o.t->true_lb(),
                           b + ts.disp + ts.t->true_lb(), total / dev::packed_size(k));
             return status::ok;
         }
     }
+    if (__builtin_expect(w.async != 0, 0)) return async_acc(w, o, ts, opv, total);
     uint64_t done = 0;
     if (o.t->contiguous() && ts.t->contiguous() && cma_acc_on() && cma_target(w, o, ts, total)) {
         bool torn = false;
@@ -518,8 +602,11 @@ status get_accumulate(win& w, const buf_spec& o, const buf_spec& r, const target
     const dame::basic_kind k = ts.t->basic();
     const bool nodata = opv == dev::op_id::no_op;
     if ((nodata || o.t->contiguous()) && r.t->contiguous() && ts.t->contiguous()) {
-        if (std::byte* b = direct(w, ts)) {
+        if (std::byte* b = direct_acc(w, ts)) {
             std::byte* t = b + ts.disp + ts.t->true_lb();
+            if (nodata && total <= 8 && !w.hint_same_op &&
+                atomic_read(t, static_cast<std::byte*>(const_cast<void*>(r.buf)) + r.t->true_lb(), total))
+                return status::ok;
             slot_lock lock(w.slot_of[static_cast<std::size_t>(ts.rank)]);
             std::memcpy(static_cast<std::byte*>(const_cast<void*>(r.buf)) + r.t->true_lb(), t, total);
             if (!nodata)
@@ -528,6 +615,7 @@ status get_accumulate(win& w, const buf_spec& o, const buf_spec& r, const target
             return status::ok;
         }
     }
+    if (__builtin_expect(w.async != 0, 0)) return async_getacc(w, o, r, ts, opv, total);
     uint64_t done = 0;
     if ((nodata || (o.t->contiguous() && cma_acc_on())) && r.t->contiguous() && ts.t->contiguous() &&
         cma_target(w, nodata ? buf_spec{r.buf, r.count, r.t} : o, ts, total)) {
@@ -537,7 +625,7 @@ status get_accumulate(win& w, const buf_spec& o, const buf_spec& r, const target
         if (done == total) return status::ok;
         if (torn) return status::io;
     }
-    op* slot = new_slot(w, r, total);
+    op* slot = new_slot(w, r, total, ts.rank);
     if (!slot) return status::no_mem;
     slot->got = done;  // the reply slot completes at `total` result bytes
     const rec_desc d{rk_getacc, static_cast<uint8_t>(nodata ? rf_nodata : 0),
@@ -552,15 +640,22 @@ status compare_and_swap(win& w, const void* origin, const void* compare, void* r
                         const dame::type* t, int rank, uint64_t disp) noexcept {
     ++w.ops;
     const auto n = static_cast<std::size_t>(t->size());
-    if (std::byte* b = direct(w, target_spec{rank, disp, 1, t})) {
+    if (std::byte* b = direct_acc(w, target_spec{rank, disp, 1, t})) {
         std::byte* tp = b + disp + t->true_lb();
         slot_lock lock(w.slot_of[static_cast<std::size_t>(rank)]);
         std::memcpy(result, tp, n);
         if (std::memcmp(tp, compare, n) == 0) std::memcpy(tp, origin, n);
         return status::ok;
     }
+    if (__builtin_expect(w.async != 0, 0)) return async_cas(w, origin, compare, result, t, rank, disp);
+    return cas_msg(w, origin, compare, result, t, rank, disp);
+}
+
+status cas_msg(win& w, const void* origin, const void* compare, void* result,
+               const dame::type* t, int rank, uint64_t disp) noexcept {
+    const auto n = static_cast<std::size_t>(t->size());
     const buf_spec r{result, 1, t};
-    op* slot = new_slot(w, r, n);
+    op* slot = new_slot(w, r, n, rank);
     if (!slot) return status::no_mem;
     const std::size_t need = sizeof(rec) + sizeof(rec_resp) + pad8(2 * n);
     std::byte* p = batch_room(w, rank, need);
@@ -578,6 +673,10 @@ status compare_and_swap(win& w, const void* origin, const void* compare, void* r
 
 void slot_done(win& w, op* s) noexcept {
     --w.pending_resp;
+    if (__builtin_expect(w.async != 0, 0)) {  // made in this async epoch (new_slot)
+        --w.tsync[static_cast<std::size_t>(s->target)].replies;
+        if (s->req) dev::request_complete(s->req);
+    }
     s->t->release();
     op_pool().free(s);
 }

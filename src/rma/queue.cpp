@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "rma/sync.hpp"
 #include "rma/target.hpp"
 #include "rma/wire.hpp"
 
@@ -22,11 +23,27 @@ void activate(win& w, int t) noexcept {
     }
 }
 
-void set_header(const win& w, out_msg* m, uint32_t nrec) noexcept {
-    const batch_hdr h{w.comm->context_id, w.epoch, 0, 0, 0, w.rank(), nrec};
+// In a passive-target or PSCW epoch a message is not counted by any fence
+// and may carry the lock request (sync.hpp, async_flags).
+void set_header(win& w, out_msg* m, int t, uint32_t nrec) noexcept {
+    const uint16_t flags = w.async ? async_flags(w, t) : 0;
+    const batch_hdr h{w.comm->context_id, w.epoch, 0, flags, 0, w.rank(), nrec};
     std::memcpy(m->hdr, &h, sizeof h);
     m->hlen = sizeof h;
-    m->counted = true;
+    m->counted = !w.async;
+}
+
+// A finished message to t: in t's queue until the closing fence, or, in an
+// async epoch, sent now.
+status enqueue(win& w, int t, out_msg* m) noexcept {
+    if (w.async) {
+        w.tsync[static_cast<std::size_t>(t)].sent = true;
+        return post(m);
+    }
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    q.msgs.push_back(m);
+    ++q.counted;
+    return status::ok;
 }
 
 }  // namespace
@@ -69,13 +86,11 @@ status batch_cut(win& w, int t) noexcept {
     out_msg* m = msg_alloc(&w, w.lpid(t), am_rma_batch);
     if (!m) return status::no_mem;
     m->own.swap(q.cur);  // q.cur inherits the message's spare capacity
-    set_header(w, m, q.nrec);
+    set_header(w, m, t, q.nrec);
     m->iov[0] = {m->own.data(), m->own.size()};
     m->niov = 1;
-    q.msgs.push_back(m);
-    ++q.counted;
     q.nrec = 0;
-    return status::ok;
+    return enqueue(w, t, m);
 }
 
 status batch_append(win& w, int t, out_msg* m) noexcept {
@@ -85,21 +100,42 @@ status batch_append(win& w, int t, out_msg* m) noexcept {
         msg_free(m);
         return s;
     }
-    target_q& q = w.tq[static_cast<std::size_t>(t)];
-    set_header(w, m, 1);
-    q.msgs.push_back(m);
-    ++q.counted;
-    return status::ok;
+    set_header(w, m, t, 1);
+    return enqueue(w, t, m);
 }
 
 status batch_send_now(win& w, int t, out_msg* m) noexcept {
     activate(w, t);
-    set_header(w, m, 1);
+    set_header(w, m, t, 1);
     const status s = post(m);  // on failure m is gone, and the target expects nothing
     if (s == status::ok) ++w.tq[static_cast<std::size_t>(t)].counted;
     return s;
 }
 
 status self_flush(win& w) noexcept { return batch_cut(w, w.rank()); }
+
+status async_send(win& w, int t, uint16_t extra) noexcept {
+    if (t == w.rank()) return batch_cut(w, t);  // applied now; nothing to announce
+    target_q& q = w.tq[static_cast<std::size_t>(t)];
+    target_sync& ts = w.tsync[static_cast<std::size_t>(t)];
+    out_msg* m = msg_alloc(&w, w.lpid(t), am_rma_batch);
+    if (!m) return status::no_mem;
+    const uint32_t nrec = q.nrec;
+    if (!q.cur.empty()) {
+        m->own.swap(q.cur);
+        m->iov[0] = {m->own.data(), m->own.size()};
+        m->niov = 1;
+        q.nrec = 0;
+    }
+    set_header(w, m, t, nrec);
+    batch_hdr h;
+    std::memcpy(&h, m->hdr, sizeof h);
+    h.flags |= static_cast<uint16_t>(extra | (nrec ? 0 : bf_bare));
+    std::memcpy(m->hdr, &h, sizeof h);
+    if (extra & bf_ack) ++ts.acks;
+    const status s = enqueue(w, t, m);
+    if (s != status::ok && (extra & bf_ack)) --ts.acks;
+    return s;
+}
 
 }  // namespace ch4lite::rma

@@ -11,6 +11,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "device/op.hpp"
 #include "rma/win.hpp"
@@ -31,6 +32,16 @@ extern util::handle_table<win, util::handle_kind::win> g_wins;  // win.cpp
 status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c, win*& out) noexcept;
 status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
                     win*& out) noexcept;
+// Win_allocate_shared: every member on this node (else status::unsupported
+// on every member); the members' memory contiguous in rank order, or each
+// on its own pages with `noncontig`.
+status win_allocate_shared(uint64_t size, int64_t disp_unit, bool noncontig, dev::comm& c,
+                           void*& base, win*& out) noexcept;
+status win_create_dynamic(dev::comm& c, win*& out) noexcept;
+// Dynamic windows: status::invalid when the region overlaps an attached one
+// (attach) or is not attached (detach).
+status attach(win& w, void* base, uint64_t size) noexcept;
+status detach(win& w, const void* base) noexcept;
 // Waits for the window's traffic to drain, synchronizes the members, frees.
 status win_free(win* w) noexcept;
 // nullptr for MPI_WIN_NULL, freed and garbage handles.
@@ -39,6 +50,35 @@ inline win* lookup(uintptr_t handle) noexcept { return detail::g_wins.lookup(han
 // ---- fence. Errors: a peer accessed outside this window (status::range,
 // w.target_error_text says who and where), or a transport failure.
 status fence(win& w, int assert) noexcept;
+
+// ---- passive target (passive.cpp; the API checked the epoch rules).
+// type: lk_shared / lk_excl. Errors of flush and unlock: targets refused
+// accesses (status::range, w.report), or a transport failure.
+status lock(win& w, int type, int rank, int assert) noexcept;
+status unlock(win& w, int rank) noexcept;
+status lock_all(win& w, int assert) noexcept;
+status unlock_all(win& w) noexcept;
+status flush(win& w, int rank, bool local) noexcept;
+status flush_all(win& w, bool local) noexcept;
+void win_sync(win& w) noexcept;
+
+// ---- PSCW (pscw.cpp): groups as ranks of the window's communicator.
+// wait / test: status::invalid when an origin outside the post group
+// completed an epoch to us (w.report says who).
+status post(win& w, std::vector<int>&& group, int assert) noexcept;
+status start(win& w, std::vector<int>&& group, int assert) noexcept;
+status complete(win& w) noexcept;
+status wait(win& w) noexcept;
+bool test(win& w, status& s) noexcept;
+
+// ---- request-based operations: the API sets w.req to the request around
+// the operation's call (its parts complete it), then calls this, which
+// sends the target's queued records now.
+status request_issued(win& w, int rank) noexcept;
+
+// Work that needs polling outside RMA calls (device progress calls it
+// while dev::g_dev.rma_poll is set): queued messages, lock requests.
+int hook() noexcept;
 
 // ---- operations: (buf, count, type) on the origin; target rank in the
 // window's communicator, byte displacement (disp * disp_unit), count, type.

@@ -15,6 +15,16 @@ namespace ch4lite::rma {
 namespace {
 util::ilist<out_msg, &out_msg::link> g_queued;  // back-pressure FIFO
 util::ilist<out_msg, &out_msg::link> g_flying;  // netmod owns them
+
+// Messages queued or in flight need pump() even outside RMA calls (a
+// target's acknowledgement, an MPI_Rput's message): device progress calls
+// rma::hook while the bit is set (device.hpp, rma_poll).
+void note_busy() noexcept {
+    if (g_queued.empty() && g_flying.empty())
+        dev::g_dev.rma_poll &= ~poll_sends;
+    else
+        dev::g_dev.rma_poll |= poll_sends;
+}
 }  // namespace
 
 bool buffer::reserve(std::size_t n) noexcept {
@@ -39,6 +49,7 @@ out_msg* msg_alloc(win* w, int peer, uint8_t handler) noexcept {
     m->counted = false;
     m->own.clear();
     m->req = nullptr;
+    m->user_req = nullptr;
     return m;
 }
 
@@ -54,6 +65,7 @@ namespace {
 
 void gone(out_msg* m) noexcept {
     --m->w->inflight;
+    if (m->user_req) dev::request_complete(m->user_req);
     msg_pool().free(m);
 }
 
@@ -86,6 +98,7 @@ status post(out_msg* m) noexcept {
         const status s = try_send(m);
         if (s == status::in_progress) {
             g_flying.push_back(m);
+            note_busy();
             return status::ok;
         }
         if (s != status::again) {
@@ -94,6 +107,7 @@ status post(out_msg* m) noexcept {
         }
     }
     g_queued.push_back(m);
+    note_busy();
     return status::ok;
 }
 
@@ -123,6 +137,7 @@ int pump() noexcept {
             gone(m);
         }
     }
+    if (n) note_busy();
     return n;
 }
 

@@ -69,6 +69,7 @@ struct out_msg : util::pool_object {
     nm::iov iov[3];
     buffer own;              // owned payload (iov[0] points into it when used)
     dev::request* req = nullptr;  // while the netmod sends it
+    dev::request* user_req = nullptr;  // MPI_Rput: completed when this message is gone
 };
 
 // Allocates an out_msg for `w` to world rank `peer`; nullptr when the pool
@@ -84,6 +85,10 @@ status post(out_msg* m) noexcept;
 int pump() noexcept;
 // Messages still queued or in flight (all windows).
 bool sends_idle() noexcept;
+
+// Bits of dev::g_dev.rma_poll (why device progress calls rma::hook).
+inline constexpr uint32_t poll_sends = 1u << 0;    // messages queued or in flight
+inline constexpr uint32_t poll_waiters = 1u << 1;  // lock requests waiting (target side)
 
 // Payload limit of one AM to world rank `peer` (shm or netmod).
 std::size_t msg_limit(int peer) noexcept;

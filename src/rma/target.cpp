@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "rma/target.hpp"
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
@@ -23,6 +25,12 @@ namespace ch4lite::rma {
 namespace {
 
 // Where a record's stream lives in the window: one range, or pieces.
+// Window offset -> address. A dynamic window's offsets are addresses (its
+// base is null): computed in integers, not as arithmetic on a null pointer.
+inline std::byte* addr(std::byte* base, uint64_t off) noexcept {
+    return reinterpret_cast<std::byte*>(reinterpret_cast<uintptr_t>(base) + off);
+}
+
 struct region {
     std::byte* base;
     uint64_t disp;
@@ -40,9 +48,9 @@ struct region {
     void move(uint64_t off, std::byte* buf, uint64_t len) const noexcept {
         if (!segs) {
             if (Out)
-                std::memcpy(buf, base + disp + off, len);
+                std::memcpy(buf, addr(base, disp + off), len);
             else
-                std::memcpy(base + disp + off, buf, len);
+                std::memcpy(addr(base, disp + off), buf, len);
             return;
         }
         uint64_t pos = 0;
@@ -55,9 +63,9 @@ struct region {
             const uint64_t skip = off > pos ? off - pos : 0;
             const uint64_t n = std::min(s.len - skip, len);
             if (Out)
-                std::memcpy(buf, base + s.off + skip, n);
+                std::memcpy(buf, addr(base, s.off + skip), n);
             else
-                std::memcpy(base + s.off + skip, buf, n);
+                std::memcpy(addr(base, s.off + skip), buf, n);
             buf += n;
             len -= n;
             off += n;
@@ -66,12 +74,27 @@ struct region {
     }
 };
 
+// [off, off + len) lies in an attached region of a dynamic window (offsets
+// are addresses there; win::regions is sorted and disjoint).
+bool attached(const win& w, uint64_t off, uint64_t len) noexcept {
+    auto it = std::upper_bound(w.regions.begin(), w.regions.end(), off,
+                               [](uint64_t v, const dyn_region& r) { return v < r.lo; });
+    if (it == w.regions.begin()) return false;
+    --it;
+    return off >= it->lo && len <= it->hi - off && off <= it->hi;
+}
+
+bool piece_ok(const win& w, uint64_t off, uint64_t len) noexcept {
+    if (w.fl == flavor::dynamic) return attached(w, off, len);
+    return off <= w.size && len <= w.size - off;
+}
+
 bool in_window(const win& w, const rec& r, const region& g) noexcept {
-    if (!g.segs) return r.disp <= w.size && r.bytes <= w.size - r.disp;
+    if (!g.segs) return piece_ok(w, r.disp, r.bytes);
     uint64_t sum = 0;
     for (uint64_t i = 0; i < g.nseg; ++i) {
         const seg s = g.at(i);
-        if (s.off > w.size || s.len > w.size - s.off) return false;
+        if (!piece_ok(w, s.off, s.len)) return false;
         sum += s.len;
     }
     return sum == r.bytes;
@@ -90,6 +113,7 @@ bool elements_ok(const rec& r) noexcept {
 }
 
 [[gnu::cold]] void refuse(win& w, int src, const rec& r, const char* why) noexcept {
+    ++w.refused;
     if (w.error != status::ok) return;
     w.error = status::range;
     char text[200];
@@ -103,7 +127,7 @@ bool elements_ok(const rec& r) noexcept {
 void acc_apply(const region& g, dev::op_id o, dame::basic_kind k, const std::byte* data) noexcept {
     const std::size_t es = dev::packed_size(k);
     if (!g.segs) {
-        dev::op_apply(o, k, data, g.base + g.disp, g.bytes / es);
+        dev::op_apply(o, k, data, addr(g.base, g.disp), g.bytes / es);
         return;
     }
     bool whole = true;
@@ -111,7 +135,7 @@ void acc_apply(const region& g, dev::op_id o, dame::basic_kind k, const std::byt
     if (whole) {
         for (uint64_t i = 0; i < g.nseg; ++i) {
             const seg s = g.at(i);
-            dev::op_apply(o, k, data, g.base + s.off, s.len / es);
+            dev::op_apply(o, k, data, addr(g.base, s.off), s.len / es);
             data += s.len;
         }
         return;
@@ -141,7 +165,7 @@ void reply(win& w, int src, const rec_resp& rr, const region& g, uint32_t flags,
             const resp_data_hdr h{rr.id, 0, rr.offset + off};
             std::memcpy(m->hdr, &h, sizeof h);
             m->hlen = sizeof h;
-            m->iov[0] = {g.base + g.disp + off, n};
+            m->iov[0] = {addr(g.base, g.disp + off), n};
             m->niov = 1;
             (void)post(m);
         }
@@ -186,8 +210,8 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
         // The common record, a plain put inside the window: copied at once.
         // Anything else (or a put that fails a check) takes the general way.
         if (r.kind == rk_put && r.flags == 0 && r.bytes <= static_cast<uint64_t>(end - p) &&
-            in_window(w, r, region{w.base, r.disp, r.bytes, nullptr, 0})) {
-            util::small_copy(w.base + r.disp, p, r.bytes);
+            piece_ok(w, r.disp, r.bytes)) {
+            util::small_copy(addr(w.base, r.disp), p, r.bytes);
             p += std::min<uint64_t>(pad8(r.bytes), static_cast<uint64_t>(end - p));
             continue;
         }
@@ -232,7 +256,12 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
         const auto k = static_cast<dame::basic_kind>(r.basic);
         const auto o = static_cast<dev::op_id>(r.op);
         // Node peers accumulate into our memory directly under this lock.
-        slot_lock lock(r.kind == rk_acc || r.kind == rk_getacc || r.kind == rk_cas ? w.my_slot : nullptr);
+        // In an epoch opened with MPI_MODE_NOPUT nothing updates our memory,
+        // so a read (get_accumulate with MPI_NO_OP) needs no lock.
+        const bool reads = r.kind == rk_getacc && !carries &&
+                           ((w.fence_assert | (w.exposed ? w.post_assert : 0)) & MPI_MODE_NOPUT);
+        slot_lock lock((r.kind == rk_acc || r.kind == rk_getacc || r.kind == rk_cas) && !reads ? w.my_slot
+                                                                                            : nullptr);
         switch (r.kind) {
             case rk_put: g.move<false>(0, const_cast<std::byte*>(data), r.bytes); break;
             case rk_get: reply(w, src, rr, g, 0, true); break;
@@ -242,7 +271,7 @@ bool apply_batch(win& w, int src, const std::byte* p, std::size_t n, uint32_t nr
                 if (carries) acc_apply(g, o, k, data);
                 break;
             case rk_cas: {
-                std::byte* t = w.base + r.disp;
+                std::byte* t = addr(w.base, r.disp);
                 reply(w, src, rr, g, 0, false);
                 if (std::memcmp(t, data + r.bytes, r.bytes) == 0) std::memcpy(t, data, r.bytes);
                 break;

@@ -5,7 +5,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <cstring>
 #include <new>
 
@@ -55,7 +57,10 @@ bool prepare(win* w, std::size_t n) noexcept {
         w->slot_of.assign(n, nullptr);
         w->peers.resize(n);
         w->entered.assign(n, ~0u);
+        w->tsync.assign(n, {});
+        w->from = std::vector<origin_sync>(n);
         w->active.reserve(n);  // each target at most once per epoch: no allocation in an op
+        w->touched.reserve(n);
         w->node_peers.reserve(n);
         w->node_scratch.resize(node_scratch_bytes(static_cast<int>(n)));
     } catch (const std::bad_alloc&) {
@@ -92,7 +97,12 @@ status finish(win* w, peer_info mine) noexcept {
     w->attr_base = w->base;
     w->attr_size = static_cast<MPI_Aint>(w->size);
     w->attr_disp_unit = static_cast<int>(w->disp_unit);
-    w->attr_flavor = w->fl == flavor::create ? MPI_WIN_FLAVOR_CREATE : MPI_WIN_FLAVOR_ALLOCATE;
+    switch (w->fl) {
+        case flavor::create: w->attr_flavor = MPI_WIN_FLAVOR_CREATE; break;
+        case flavor::allocate: w->attr_flavor = MPI_WIN_FLAVOR_ALLOCATE; break;
+        case flavor::shared: w->attr_flavor = MPI_WIN_FLAVOR_SHARED; break;
+        case flavor::dynamic: w->attr_flavor = MPI_WIN_FLAVOR_DYNAMIC; break;
+    }
     w->attr_model = MPI_WIN_UNIFIED;
     return status::ok;
 }
@@ -107,6 +117,7 @@ status refuse(dev::comm& c) noexcept {
 }
 
 void destroy(win* w) noexcept {
+    forget_waiting(w);
     native_release(w);
     unmap_remapped(w);
     if (w->comm) {
@@ -131,7 +142,7 @@ status win_create(void* base, uint64_t size, int64_t disp_unit, dev::comm& c,
     w->fl = flavor::create;
     status s = begin(w, c);
     int32_t node_idx = -1;
-    if (s == status::ok) (void)node_segment(w, false, node_idx);  // slots only
+    if (s == status::ok) (void)node_segment(w, seg_layout::slots, node_idx);
     peer_info mine{reinterpret_cast<uint64_t>(base), size, disp_unit,
                    static_cast<int32_t>(::getpid()), -1, 0, 0, 0, 0};
     if (s == status::ok) native_register(w, mine);
@@ -161,7 +172,7 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
     // its own allocation failed; the exchange then fails everywhere.
     status mem = status::ok;
     int32_t shm_off = -1;
-    if (!node_segment(w, true, shm_off)) {
+    if (!node_segment(w, seg_layout::paged, shm_off)) {
         if (posix_memalign(&w->heap, 64, size ? size : 1) != 0) {
             w->heap = nullptr;
             mem = status::no_mem;
@@ -181,6 +192,84 @@ status win_allocate(uint64_t size, int64_t disp_unit, dev::comm& c, void*& base,
     base = w->base;
     out = w;
     return status::ok;
+}
+
+status win_allocate_shared(uint64_t size, int64_t disp_unit, bool noncontig, dev::comm& c,
+                           void*& base, win*& out) noexcept {
+    win* w = new (std::nothrow) win;
+    if (!w) return refuse(c);
+    w->size = size;
+    w->disp_unit = disp_unit;
+    w->fl = flavor::shared;
+    w->hint_noncontig = noncontig;
+    status s = begin(w, c);
+    if (s != status::ok) {
+        destroy(w);
+        return s;
+    }
+    int32_t shm_off = -1;
+    // Every member gets the segment or none does (then not all share a node).
+    if (!node_segment(w, noncontig ? seg_layout::paged : seg_layout::packed, shm_off)) {
+        destroy(w);
+        return status::unsupported;
+    }
+    peer_info mine{reinterpret_cast<uint64_t>(w->base), size, disp_unit,
+                   static_cast<int32_t>(::getpid()), shm_off, 0, 0, 0, 0};
+    s = finish(w, mine);
+    if (s == status::ok) map_node_peers(w);
+    if (s != status::ok) {
+        destroy(w);
+        return s;
+    }
+    base = w->base;
+    out = w;
+    return status::ok;
+}
+
+status win_create_dynamic(dev::comm& c, win*& out) noexcept {
+    win* w = new (std::nothrow) win;
+    if (!w) return refuse(c);
+    w->fl = flavor::dynamic;
+    status s = begin(w, c);
+    int32_t node_idx = -1;
+    // The slots still serve: fence words, epochs, lock words, accumulate locks.
+    if (s == status::ok) (void)node_segment(w, seg_layout::slots, node_idx);
+    const peer_info mine{0, 0, 1, static_cast<int32_t>(::getpid()), -1, 0, 0, 0, 0};
+    if (s == status::ok) s = finish(w, mine);
+    if (s == status::ok) map_node_peers(w);
+    if (s != status::ok) {
+        destroy(w);
+        return s;
+    }
+    out = w;
+    return status::ok;
+}
+
+status attach(win& w, void* base, uint64_t size) noexcept {
+    if (size == 0) return status::ok;  // nothing to reach
+    const auto lo = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base));
+    if (size > UINT64_MAX - lo) return status::invalid;
+    const dyn_region r{lo, lo + size};
+    auto it = std::lower_bound(w.regions.begin(), w.regions.end(), r,
+                               [](const dyn_region& a, const dyn_region& b) { return a.lo < b.lo; });
+    if (it != w.regions.end() && it->lo < r.hi) return status::invalid;
+    if (it != w.regions.begin() && std::prev(it)->hi > r.lo) return status::invalid;
+    try {
+        w.regions.insert(it, r);
+    } catch (const std::bad_alloc&) {
+        return status::no_mem;
+    }
+    return status::ok;
+}
+
+status detach(win& w, const void* base) noexcept {
+    const auto lo = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base));
+    for (auto it = w.regions.begin(); it != w.regions.end(); ++it)
+        if (it->lo == lo) {
+            w.regions.erase(it);
+            return status::ok;
+        }
+    return status::invalid;
 }
 
 status win_free(win* w) noexcept {

@@ -15,8 +15,10 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "device/request.hpp"
 #include "rma/sendq.hpp"
 #include "shm/segment.hpp"
 #include "util/ilist.hpp"
@@ -31,7 +33,7 @@ class type;
 
 namespace ch4lite::rma {
 
-enum class flavor : uint8_t { create, allocate };
+enum class flavor : uint8_t { create, allocate, shared, dynamic };
 
 // What window creation exchanges about every member (allgather).
 struct peer_info {
@@ -55,13 +57,17 @@ struct peer_info {
 // Win_create only (win_remap.cpp): `want`, a node peer's request (epoch + 1
 // of the fence it was made in) that the member move its memory onto a
 // memfd, and `memfd1`, the outcome: 0 not yet, fd + 1, or -1 refused.
+// `lockw`: the member's passive-target lock (docs/rma-passive.md): bit
+// lock_excl held exclusively, else the number of shared holders; node peers
+// take it with atomics, the member itself for off-node origins.
 struct node_slot {
     uint32_t epoch;
     uint32_t lock;
     uint64_t sync[2];
     uint32_t want;
     int32_t memfd1;
-    uint8_t pad[32];
+    uint64_t lockw;
+    uint8_t pad[24];
 };
 static_assert(sizeof(node_slot) == 64);
 
@@ -101,13 +107,53 @@ struct op : util::pool_object {
     // this address of rank pull_rank itself.
     uint64_t pull_to = 0;
     int pull_rank = -1;
+    int target = -1;                // whose reply (win::tsync[target].replies)
+    dev::request* req = nullptr;    // MPI_Rget / Rget_accumulate: completed with the slot
 };
 
-// A message of a later epoch, kept until this rank reaches it.
+// A message of a later epoch, kept until this rank reaches it (also: a
+// passive-target message waiting for its origin's lock, win::from).
 struct future_msg {
     int src;
     uint8_t handler;
     std::vector<std::byte> hdr, payload;
+};
+
+// Passive-target lock types (MPI_LOCK_SHARED / EXCLUSIVE) and the lock word.
+enum lock_type : uint8_t { lk_none = 0, lk_shared = 1, lk_excl = 2 };
+inline constexpr uint64_t lock_excl = uint64_t{1} << 62;
+
+// Origin side of passive-target and PSCW epochs, per target
+// (docs/rma-passive.md).
+struct target_sync {
+    uint8_t lock = lk_none;   // the lock this epoch holds (or will) on it
+    bool nocheck = false;     // MPI_MODE_NOCHECK: no lock is taken
+    bool held = false;        // node peer or self: we hold its lock word now
+    bool lock_sent = false;   // by message: the request went with our first message
+    bool started = false;     // PSCW: in the group of the open MPI_Win_start
+    bool touched = false;     // listed in win::touched
+    bool granted = false;     // by message: the target answered bf_grant
+    bool grant_asked = false; // ... we asked it to (native RMA waits for the grant)
+    bool sent = false;        // a message went to it in this epoch
+    bool need_ack = false;    // records without a reply went to it since its last bf_ack
+    uint32_t acks = 0;        // bf_ack messages not answered yet
+    uint32_t replies = 0;     // reply slots waiting for its answer
+    uint32_t posts = 0;       // PSCW: its posts naming us, not yet used by a start
+};
+
+// Target side, per origin: what it holds on our memory, and its messages
+// waiting for our lock.
+struct origin_sync {
+    uint8_t lock = lk_none;   // granted to it
+    bool waiting = false;     // its lock request waits: its messages go to `stash`
+    uint32_t refused = 0;     // its records we refused since its last ack
+    uint32_t completes = 0;   // PSCW: its bf_complete not yet used by a wait
+    std::vector<future_msg> stash;
+};
+
+// A region attached to a dynamic window (addresses in this process).
+struct dyn_region {
+    uint64_t lo, hi;
 };
 
 class win {
@@ -179,6 +225,40 @@ class win {
     std::string error_text;
     std::string report;  // the text of the error the last fence returned
 
+    // ---- passive target and PSCW (docs/rma-passive.md)
+    // Access epoch other than a fence: async_lock (Win_lock / lock_all) or
+    // async_start (Win_start); operations then go by target (tsync[t]).
+    uint8_t async = 0;
+    bool lock_all = false;       // Win_lock_all: every target may be accessed
+    uint8_t lock_all_type = lk_none;
+    bool lock_all_nocheck = false;
+    uint32_t nlocked = 0;        // targets locked with Win_lock
+    bool saved_access = false;   // the fence state before the async epoch
+    uint32_t saved_ops = 0;
+    std::vector<target_sync> tsync;  // by target rank
+    std::vector<int> touched;        // targets with tsync state to close
+    std::vector<origin_sync> from;   // by origin rank
+    std::vector<int> lock_waiters;   // origins whose lock request waits, in order
+    uint64_t local_lockw = 0;        // my lock word without a node slot
+    uint32_t refused = 0;            // records refused (target.cpp), for the acks
+    uint32_t async_error = 0;        // refusals reported by acks / replies this epoch
+    // PSCW exposure (Win_post): the origins of the open exposure epoch.
+    bool exposed = false;
+    int post_assert = 0;
+    std::vector<int> post_group;
+    std::vector<int> start_group;    // the open Win_start's targets
+    int start_assert = 0;
+    // Dynamic windows: attached regions, sorted by address.
+    std::vector<dyn_region> regions;
+    // The request of MPI_Rput & co. being issued: its operations complete it.
+    dev::request* req = nullptr;
+    // Hints (MPI_Win_set_info; docs/parameters.md, "Info hints").
+    bool hint_no_locks = false;
+    bool hint_acc_unordered = false;   // accumulate_ordering=none
+    bool hint_same_op = false;         // accumulate_ops=same_op (else same_op_no_op)
+    bool hint_noncontig = false;       // alloc_shared_noncontig
+    int fence_assert = 0;              // the assert of the fence that opened this epoch
+
     // ---- API state
     MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
     std::string name;
@@ -190,6 +270,13 @@ class win {
     int attr_model = 0;
 
     int comm_rank = 0, comm_size = 0;  // comm->rank, comm->size (the hot paths' copy)
+
+    // Target t may be accessed in the open access epoch (any kind).
+    bool may_access(int t) const noexcept {
+        if (!async) return access;
+        const target_sync& s = tsync[static_cast<std::size_t>(t)];
+        return lock_all || s.lock != lk_none || s.started;
+    }
 
     int rank() const noexcept { return comm_rank; }
     int nranks() const noexcept { return comm_size; }

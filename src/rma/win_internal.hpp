@@ -20,7 +20,12 @@ win* by_context(uint32_t ctx) noexcept;
 // allocated with the window's other per-peer state before any collective,
 // so that running out of memory cannot strand the other members in one);
 // it frees them.
-bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept;
+// Layout: slots only (Win_create, dynamic), each member's memory on its own
+// pages (Win_allocate, shared with alloc_shared_noncontig), or packed (a
+// shared window: member r's memory follows member r-1's; all on one node,
+// else false on every member).
+enum class seg_layout { slots, paged, packed };
+bool node_segment(win* w, seg_layout layout, int32_t& shm_off) noexcept;
 std::size_t node_scratch_bytes(int n) noexcept;
 // After the exchange: publishes that this rank is in epoch 0; decides for
 // which node peers of a Win_create window cross-memory attach is used.
@@ -40,6 +45,10 @@ inline void remap_credit(win& w, int t, uint64_t bytes) noexcept {
 bool remap_request(win& w, int t) noexcept;
 void remap_fence(win& w) noexcept;
 void unmap_remapped(win* w) noexcept;
+
+// Target side of passive target: forget the lock requests of a window
+// being freed (passive_target.cpp).
+void forget_waiting(win* w) noexcept;
 
 // Waits (with progress) until node peer t has left the previous fence.
 void wait_epoch(win& w, int t) noexcept;

@@ -55,15 +55,19 @@ std::size_t node_scratch_bytes(int n) noexcept {
     return static_cast<std::size_t>(n) * (sizeof(node_info) + sizeof(int));
 }
 
-bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
+bool node_segment(win* w, seg_layout layout, int32_t& shm_off) noexcept {
     struct release_scratch {
         win* w;
         ~release_scratch() { std::vector<std::byte>().swap(w->node_scratch); }
     } const release{w};
     shm_off = -1;
     const int n = w->nranks(), me = w->rank();
+    const bool memory = layout != seg_layout::slots;
+    // A shared window has its segment whatever the switches say: its members
+    // are on one node (checked below) and load/store is its point.
+    const bool shared = w->fl == flavor::shared;
     // The same answer on every member: shm on, and more than one member on some node.
-    if (!enabled() || !shm::transport::enabled()) return false;
+    if (!shared && (!enabled() || !shm::transport::enabled())) return false;
     auto* info = reinterpret_cast<node_info*>(w->node_scratch.data());
     std::fill_n(info, n, node_info{});
     node_info& mine = info[me];
@@ -75,17 +79,30 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     int* const local_ranks = reinterpret_cast<int*>(info + n);
     std::size_t nlocal = 0;
     for (int r = 0; r < n; ++r)
-        if (r == me || (info[r].node == mine.node && dev::g_dev.shm.local(w->lpid(r))))
+        if (r == me || (info[r].node == mine.node && (shared || dev::g_dev.shm.local(w->lpid(r)))))
             local_ranks[nlocal++] = r;
     const std::span<const int> locals(local_ranks, nlocal);
+    if (shared && nlocal != static_cast<std::size_t>(n)) return false;  // not all on this node
+    // Each member's memory on its own pages, or (packed: a shared window's
+    // default) one member's right after the previous one's.
+    auto mem_bytes = [&](int r) {
+        return layout == seg_layout::packed ? info[r].size : round_up(info[r].size);
+    };
     uint64_t total = round_up(64 * locals.size());
-    for (int r : locals) total += round_up(info[r].size);
+    {
+        uint64_t mem = 0;
+        for (int r : locals) mem += mem_bytes(r);
+        total += round_up(mem);
+    }
     const bool creator = locals.front() == me;
     std::string why;
     status s = status::ok;
     // Out of memory here (names, messages) fails the segment, which round 3
     // tells every member of the node.
-    if (locals.size() > 1 && locals.size() <= sync_max_local && creator) {
+    // A shared window of one member still gets its segment (load/store
+    // through Win_shared_query works on any node size).
+    const bool want = (locals.size() > 1 || shared) && locals.size() <= sync_max_local;
+    if (want && creator) {
         try {
             s = shm::segment::create_unique(dev::g_dev.boot.job_key(), 'w', total, w->seg, why);
         } catch (const std::bad_alloc&) {
@@ -96,7 +113,7 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
     // Round 2: the creators' names.
     mine.ok = 1;
     if (coll::allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
-    if (locals.size() > 1 && locals.size() <= sync_max_local && !creator) {
+    if (want && !creator) {
         const node_info& c = info[locals.front()];
         try {
             s = c.name[0] ? shm::segment::attach(c.name, total, w->seg, why) : status::io;
@@ -104,12 +121,12 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
             s = status::no_mem;
         }
     }
-    if (locals.size() < 2 || locals.size() > sync_max_local) s = status::unsupported;
-    if (s != status::ok && locals.size() > 1) util::verbose("rma: window segment: %s", why.c_str());
+    if (!want) s = status::unsupported;
+    if (s != status::ok && want) util::verbose("rma: window segment: %s", why.c_str());
     // Round 3: did everybody of my node get it?
     mine.ok = s == status::ok;
     if (coll::allgather(info, sizeof(node_info), *w->comm) != status::ok) return false;
-    bool all = locals.size() > 1 && locals.size() <= sync_max_local;
+    bool all = want;
     for (int r : locals) all = all && info[r].ok;
     if (creator) w->seg.unlink();
     if (!all) {
@@ -123,7 +140,7 @@ bool node_segment(win* w, bool memory, int32_t& shm_off) noexcept {
         w->slot_of[static_cast<std::size_t>(r)] = reinterpret_cast<node_slot*>(w->seg.base() + 64 * i);
         if (r == me) shm_off = static_cast<int32_t>(i);
         else w->node_peers.push_back(r);
-        off += round_up(info[r].size);
+        off += mem_bytes(r);
     }
     if (memory) w->base = w->direct_base[static_cast<std::size_t>(me)];
     w->my_slot = w->slot_of[static_cast<std::size_t>(me)];
@@ -139,7 +156,7 @@ void map_node_peers(win* w) noexcept {
     static const bool cma = util::env_bool("CH4LITE_RMA_CMA", true);
     for (int r : w->node_peers) {
         const auto i = static_cast<std::size_t>(r);
-        w->cma_ok[i] = cma && !w->direct_base[i] && w->peers[i].pid > 0 &&
+        w->cma_ok[i] = cma && w->fl == flavor::create && !w->direct_base[i] && w->peers[i].pid > 0 &&
                        dev::g_dev.shm.cma_ok(w->lpid(r));
     }
     std::atomic_ref<uint32_t>(w->my_slot->epoch).store(w->epoch, std::memory_order_release);

@@ -13,6 +13,15 @@
 //                  many per message: resp_rec + data, 8-byte aligned.
 //   am_rma_resp_data  target -> origin: one piece of a large contiguous get,
 //                  zero copy from the window (header resp_data_hdr).
+//   am_rma_ctl     either way, outside any epoch order (ctl_hdr): the
+//                  answer to a passive-target flush or unlock, a lock grant,
+//                  a PSCW post (docs/rma-passive.md).
+//
+// Batches of passive-target and PSCW epochs carry bf_async: they are not
+// counted by any fence, and they may carry synchronization with the
+// records: take the origin's lock first (bf_lock_*), release it after
+// (bf_unlock), acknowledge once applied (bf_ack), end a PSCW access epoch
+// (bf_complete). They keep the epoch order of fences (win::future).
 //
 // Record (payload of am_rma_batch), 8-byte aligned:
 //   rec                          16 bytes
@@ -32,7 +41,8 @@ namespace ch4lite::rma {
 inline constexpr uint8_t am_rma_batch = dev::am_rma_first + 0;
 inline constexpr uint8_t am_rma_resp = dev::am_rma_first + 1;
 inline constexpr uint8_t am_rma_resp_data = dev::am_rma_first + 2;
-static_assert(am_rma_resp_data <= dev::am_rma_last);
+inline constexpr uint8_t am_rma_ctl = dev::am_rma_first + 3;
+static_assert(am_rma_ctl <= dev::am_rma_last);
 
 enum batch_flags : uint16_t {
     bf_final = 1u << 0,  // `total` = counted messages the origin sent this epoch
@@ -40,6 +50,14 @@ enum batch_flags : uint16_t {
     // (bare) the origin entered the closing fence of `epoch`; its final
     // follows once its native puts / gets to this target completed
     bf_arrive = 1u << 2,
+    // ---- passive target and PSCW (bf_async set; `total` unused)
+    bf_async = 1u << 3,     // not counted by a fence; applied under the rules below
+    bf_lock_sh = 1u << 4,   // the origin takes a shared lock before the records apply
+    bf_lock_ex = 1u << 5,   // ... an exclusive one
+    bf_unlock = 1u << 6,    // ... and releases its lock after them
+    bf_ack = 1u << 7,       // answer ctl_ack once everything before is applied
+    bf_complete = 1u << 8,  // PSCW: the origin's access epoch to us ends here
+    bf_grant = 1u << 9,     // answer ctl_grant once the lock is held (native RMA waits for it)
 };
 
 struct batch_hdr {
@@ -54,6 +72,20 @@ struct batch_hdr {
 
 struct resp_hdr {
     uint32_t nrec;
+};
+
+enum ctl_kind : uint8_t {
+    ctl_ack = 1,    // target -> origin: what came before the bf_ack is applied
+    ctl_grant = 2,  // target -> origin: the lock it asked for (bf_grant) is held
+    ctl_post = 3,   // target -> origin: MPI_Win_post naming the origin
+};
+
+struct ctl_hdr {
+    uint32_t ctx;      // the window's context id
+    int32_t src;       // sender's rank in the window's communicator
+    uint8_t kind;      // ctl_kind
+    uint8_t pad[3];
+    uint32_t refused;  // ctl_ack: records of this origin the target refused since its last ack
 };
 
 // rk_pull: a put the target copies itself: `bytes` from the origin's

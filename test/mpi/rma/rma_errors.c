@@ -3,6 +3,8 @@
  * right class, names the function, and leaves the window usable and the
  * memory untouched. With CH4LITE_RMA_CHECK_ORIGIN=0 (argument "target") the
  * origin skips its range check and the target must refuse the access. */
+#include <stdint.h>
+
 #include "mpitest.h"
 
 static int rank, size;
@@ -23,6 +25,194 @@ static void on_error(MPI_Win* win, int* code, ...) {
     ++handler_calls;
     MPI_Error_class(*code, &handler_class);
     (void)win;
+}
+
+static int deletes = 0;
+static int on_delete(MPI_Win w, int keyval, void* value, void* extra) {
+    (void)w; (void)keyval; (void)extra;
+    deletes += (int)(intptr_t)value;
+    return MPI_SUCCESS;
+}
+
+/* User keyvals and info hints on a window. */
+static void attrs_and_info(void) {
+    long mem[4];
+    MPI_Win win;
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ordering", "none");
+    MPI_Info_set(info, "no_locks", "true");
+    CHECK_MPI(MPI_Win_create(mem, sizeof mem, 8, info, MPI_COMM_WORLD, &win));
+    MPI_Info_free(&info);
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    MPI_Info used;
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    CHECK_MPI(MPI_Win_get_info(win, &used));
+    CHECK_MPI(MPI_Info_get(used, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "none") == 0, "get_info accumulate_ordering: %s", v);
+    CHECK_MPI(MPI_Info_get(used, "no_locks", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "true") == 0, "get_info no_locks: %s", v);
+    CHECK_MPI(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "same_op_no_op") == 0, "get_info accumulate_ops default: %s", v);
+    MPI_Info_free(&used);
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ops", "same_op");
+    CHECK_MPI(MPI_Win_set_info(win, info));
+    MPI_Info_free(&info);
+    CHECK_MPI(MPI_Win_get_info(win, &used));
+    CHECK_MPI(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "same_op") == 0, "set_info accumulate_ops: %s", v);
+    MPI_Info_free(&used);
+    expect(MPI_Win_set_info(win, (MPI_Info)(intptr_t)0x4242), MPI_ERR_INFO, "MPI_Win_set_info", "garbage info");
+    /* keyvals: set, replace (delete callback), delete, set, free the window */
+    int kv = MPI_KEYVAL_INVALID;
+    CHECK_MPI(MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, on_delete, &kv, NULL));
+    void* got = NULL;
+    CHECK_MPI(MPI_Win_get_attr(win, kv, &got, &flag));
+    CHECK(!flag, "attribute before set");
+    CHECK_MPI(MPI_Win_set_attr(win, kv, (void*)(intptr_t)1));
+    CHECK_MPI(MPI_Win_set_attr(win, kv, (void*)(intptr_t)10));
+    CHECK(deletes == 1, "replacing an attribute deletes the old value (%d)", deletes);
+    CHECK_MPI(MPI_Win_get_attr(win, kv, &got, &flag));
+    CHECK(flag && got == (void*)(intptr_t)10, "get_attr after set");
+    CHECK_MPI(MPI_Win_delete_attr(win, kv));
+    CHECK(deletes == 11, "delete_attr (%d)", deletes);
+    expect(MPI_Win_delete_attr(win, kv), MPI_ERR_KEYVAL, "MPI_Win_delete_attr", "delete twice");
+    CHECK_MPI(MPI_Win_set_attr(win, kv, (void*)(intptr_t)100));
+    expect(MPI_Win_set_attr(win, MPI_WIN_BASE, NULL), MPI_ERR_KEYVAL, "MPI_Win_set_attr", "predefined keyval");
+    expect(MPI_Win_get_attr(win, 12345, &got, &flag), MPI_ERR_KEYVAL, "MPI_Win_get_attr", "garbage keyval");
+    int* model = NULL;
+    CHECK_MPI(MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag));
+    CHECK(flag && *model == MPI_WIN_UNIFIED, "model");
+    const int kv_keep = kv;
+    CHECK_MPI(MPI_Win_free_keyval(&kv));
+    CHECK(kv == MPI_KEYVAL_INVALID, "free_keyval resets the handle");
+    CHECK_MPI(MPI_Win_free(&win));  /* runs the delete callback of the live attribute */
+    CHECK(deletes == 111, "Win_free deletes attributes (%d)", deletes);
+    (void)kv_keep;
+    /* an accumulate of nothing with a type of size 0 is no error */
+    CHECK_MPI(MPI_Win_create(mem, sizeof mem, 8, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_Datatype empty;
+    CHECK_MPI(MPI_Type_contiguous(0, MPI_INT, &empty));
+    CHECK_MPI(MPI_Type_commit(&empty));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    CHECK_MPI(MPI_Accumulate(mem, 0, MPI_LONG, (rank + 1) % size, 0, 0, empty, MPI_SUM, win));
+    CHECK_MPI(MPI_Accumulate(mem, 0, MPI_LONG, (rank + 1) % size, 0, 1, empty, MPI_SUM, win));
+    CHECK_MPI(MPI_Win_fence(0, win));
+    MPI_Type_free(&empty);
+    CHECK_MPI(MPI_Win_free(&win));
+}
+
+/* Passive-target and PSCW bad input (docs/rma-passive.md, "Bad input"). */
+static void sync_errors(void) {
+    long* mem;
+    MPI_Win win;
+    const int right = (rank + 1) % size;
+    long v[4] = {1, 2, 3, 4};
+    CHECK_MPI(MPI_Win_allocate(8 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win));
+    MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    for (int i = 0; i < 8; ++i) mem[i] = 7;
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* outside any epoch */
+    expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put, no epoch");
+    expect(MPI_Put(v, 1, MPI_LONG, -5, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "rank -5, no epoch");
+    expect(MPI_Put(v, 1, MPI_LONG, size, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "rank size, no epoch");
+    expect(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "unlock without lock");
+    expect(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all", "unlock_all without lock_all");
+    expect(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush outside an epoch");
+    expect(MPI_Win_flush_local(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local", "flush_local outside");
+    expect(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all", "flush_all outside an epoch");
+    expect(MPI_Win_flush_local_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_local_all", "flush_local_all outside");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win), MPI_ERR_RANK, "MPI_Win_lock", "lock of rank size");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, -7, 0, win), MPI_ERR_RANK, "MPI_Win_lock", "lock of rank -7");
+    expect(MPI_Win_lock(12345, right, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock", "bad lock type");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOPUT, win), MPI_ERR_ASSERT, "MPI_Win_lock", "bad assert");
+    expect(MPI_Rput(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win, NULL), MPI_ERR_ARG, "MPI_Rput", "NULL request");
+    MPI_Request req = MPI_REQUEST_NULL;
+    expect(MPI_Rget(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win, &req), MPI_ERR_RMA_SYNC, "MPI_Rget", "Rget, no epoch");
+    expect(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete", "complete without start");
+    expect(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait", "wait without post");
+    int flag = 0;
+    expect(MPI_Win_test(win, &flag), MPI_ERR_RMA_SYNC, "MPI_Win_test", "test without post");
+    expect(MPI_Win_post(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP, "MPI_Win_post", "MPI_GROUP_NULL");
+    expect(MPI_Win_start(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP, "MPI_Win_start", "MPI_GROUP_NULL");
+    expect(MPI_Win_post(MPI_GROUP_EMPTY, MPI_MODE_NOPRECEDE, win), MPI_ERR_ASSERT, "MPI_Win_post", "bad assert");
+    /* a lock epoch */
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    expect(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "nested lock");
+    expect(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "lock_all inside lock");
+    expect(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence", "fence inside a lock epoch");
+    expect(MPI_Win_start(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start", "start inside a lock epoch");
+    if (size > 2) {
+        const int other = (rank + 2) % size;
+        expect(MPI_Put(v, 1, MPI_LONG, other, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put to an unlocked rank");
+        expect(MPI_Win_flush(other, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush of an unlocked rank");
+    }
+    expect(MPI_Put(v, 1, MPI_LONG, right, 8, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "MPI_Put", "past the window, locked");
+    MPI_Win keep = win;
+    expect(MPI_Win_free(&win), MPI_ERR_RMA_SYNC, "MPI_Win_free", "free with a lock held");
+    CHECK(win == keep, "a failed Win_free changed the handle");
+    CHECK_MPI(MPI_Win_unlock(right, win));
+    /* lock_all */
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "lock inside lock_all");
+    expect(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock", "unlock inside lock_all");
+    CHECK_MPI(MPI_Rput(v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, win, &req));
+    CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    /* PSCW */
+    MPI_Group world, none;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    CHECK_MPI(MPI_Win_post(MPI_GROUP_EMPTY, 0, win));
+    expect(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post", "second post");
+    expect(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence", "fence in an exposure epoch");
+    CHECK_MPI(MPI_Win_wait(win));
+    CHECK_MPI(MPI_Win_start(MPI_GROUP_EMPTY, 0, win));
+    expect(MPI_Win_start(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start", "second start");
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "lock inside start");
+    expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win), MPI_ERR_RMA_SYNC, "MPI_Put", "put outside the start group");
+    expect(MPI_Rput(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win, &req), MPI_ERR_RMA_SYNC, "MPI_Rput", "Rput in PSCW");
+    CHECK_MPI(MPI_Win_complete(win));
+    /* a group member outside the window's group: a window on half of WORLD */
+    if (size > 1) {
+        MPI_Comm half;
+        MPI_Comm_split(MPI_COMM_WORLD, rank == 0, rank, &half);
+        MPI_Win hw;
+        long* hm;
+        CHECK_MPI(MPI_Win_allocate(64, 8, MPI_INFO_NULL, half, &hm, &hw));
+        MPI_Win_set_errhandler(hw, MPI_ERRORS_RETURN);
+        expect(MPI_Win_post(world, 0, hw), MPI_ERR_GROUP, "MPI_Win_post", "a member outside the window");
+        expect(MPI_Win_start(world, 0, hw), MPI_ERR_GROUP, "MPI_Win_start", "a member outside the window");
+        CHECK_MPI(MPI_Win_free(&hw));
+        MPI_Comm_free(&half);
+    }
+    /* an origin that completes an access epoch to a target that did not
+     * name it (MPI_MODE_NOCHECK on both sides, so nobody waits for a post):
+     * the target's wait or test reports MPI_ERR_RMA_SYNC */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (size > 1 && rank == 1) {
+        MPI_Group g0;
+        const int zero = 0;
+        MPI_Group_incl(world, 1, &zero, &g0);
+        CHECK_MPI(MPI_Win_start(g0, MPI_MODE_NOCHECK, win));
+        CHECK_MPI(MPI_Win_complete(win));
+        MPI_Group_free(&g0);
+    }
+    if (size > 1 && rank == 0) {
+        const double t0 = MPI_Wtime();
+        int rc = MPI_SUCCESS;
+        do {  /* the stray completion shows at the first wait that sees it */
+            CHECK_MPI(MPI_Win_post(MPI_GROUP_EMPTY, MPI_MODE_NOCHECK, win));
+            rc = MPI_Win_test(win, &flag);
+        } while (rc == MPI_SUCCESS && MPI_Wtime() - t0 < 30);
+        expect(rc, MPI_ERR_RMA_SYNC, "MPI_Win_test", "completion from outside the post group");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Group_free(&world);
+    (void)none;
+    for (int i = 0; i < 8; ++i) CHECK(mem[i] == 7, "a refused call wrote mem[%d] = %ld", i, mem[i]);
+    CHECK_MPI(MPI_Win_free(&win));
 }
 
 int main(int argc, char** argv) {
@@ -143,9 +333,13 @@ int main(int argc, char** argv) {
     expect(MPI_Put(v, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Put", "null window");
     /* MPI_PROC_NULL is a no-op */
     CHECK_MPI(MPI_Put(v, 1, MPI_LONG, MPI_PROC_NULL, 0, 1, MPI_LONG, win));
-    /* synchronization this library does not implement */
-    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_lock", "lock");
-    expect(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Win_post", "post");
+    /* no other epoch inside a fence epoch with operations */
+    expect(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock", "lock in a fence epoch");
+    expect(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock_all", "lock_all in a fence epoch");
+    expect(MPI_Win_post(MPI_GROUP_EMPTY, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post", "post in a fence epoch");
+    expect(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush", "flush in a fence epoch");
+    /* argument checks come before epoch checks */
+    expect(MPI_Put(v, 1, MPI_LONG, -5, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "MPI_Put", "rank -5");
     /* nothing above touched anything */
     CHECK_MPI(MPI_Win_fence(0, win));
     for (int i = 0; i < 16; ++i) CHECK(mem[i] == 1000 + i, "a failed call wrote mem[%d]", i);
@@ -179,6 +373,8 @@ int main(int argc, char** argv) {
     MPI_Type_free(&vec);
     CHECK_MPI(MPI_Win_free(&win));
     expect(MPI_Win_free(&win), MPI_ERR_WIN, "MPI_Win_free", "double free");
+    sync_errors();
+    attrs_and_info();
     if (rank == 0) printf("rma_errors: OK\n");
     MPI_Finalize();
     return 0;

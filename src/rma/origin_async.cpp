@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// Operations of passive-target and PSCW epochs that the direct fast paths
+// of origin.cpp did not take (docs/rma-passive.md, "Operations"):
+//   - ourselves: a copy, or (accumulates, dynamic windows) our own records
+//     applied at once;
+//   - a node peer whose memory we reach without it (mapped: Win_allocate,
+//     shared, remapped Win_create; or by cross-memory attach: Win_create):
+//     done at the call, accumulates under its accumulate lock (node_ops.cpp);
+//   - anyone else (peers the netmod reaches, dynamic windows, a node
+//     without CMA): records in the target's batch, sent when the batch is
+//     full and at the next flush, unlock or complete.
+#include <cstring>
+
+#include "dame/dame.hpp"
+#include "rma/native.hpp"
+#include "rma/origin.hpp"
+#include "rma/queue.hpp"
+#include "rma/sync.hpp"
+#include "rma/win_internal.hpp"
+#include "rma/wire.hpp"
+#include "shm/cma.hpp"
+#include "util/small_copy.hpp"
+
+namespace ch4lite::rma {
+
+namespace {
+
+bool self(const win& w, int t) noexcept { return t == w.rank() && w.fl != flavor::dynamic; }
+
+// One CMA copy between o and ts in node peer t's process: contiguous data
+// in one system call straight away, derived types through cma_copy.
+bool cma_move(win& w, const buf_spec& o, const target_spec& ts, bool write, uint64_t total) noexcept {
+    if (!o.t->contiguous() || !ts.t->contiguous()) return cma_copy(w, o, ts, write, total);
+    const auto t = static_cast<std::size_t>(ts.rank);
+    const uint64_t remote = w.peers[t].base + ts.disp + static_cast<uint64_t>(ts.t->true_lb());
+    auto* local = static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb();
+    const status s = write ? shm::cma::write(w.peers[t].pid, remote, local, total)
+                           : shm::cma::read(w.peers[t].pid, local, remote, total);
+    if (s == status::ok) return true;
+    w.cma_ok[t] = 0;  // by message from now on
+    return false;
+}
+
+// Node peer t may be reached without it for ts: mapped or by CMA, and the
+// range is known to lie in its window (else the target must refuse it).
+bool node_ok(win& w, const target_spec& ts) noexcept {
+    return ts.rank != w.rank() && node_reach(w, ts.rank) && in_target_window(w, ts);
+}
+
+// A large contiguous put or get to a peer the netmod reaches goes by its
+// native RMA (native.hpp) once our lock on the target is held: the lock
+// request asks for a grant (bf_grant), the operation is issued when it
+// comes (native_step_async, at the latest in the next flush or unlock,
+// which send nothing to that target before it completed). Not for
+// request-based operations, whose request would have to wait for it too.
+bool native_async(win& w, const buf_spec& o, const target_spec& ts, uint64_t total, bool write) noexcept {
+    if (w.req || !in_target_window(w, ts) || !native_record(w, o, ts, total, write)) return false;
+    target_sync& s = w.tsync[static_cast<std::size_t>(ts.rank)];
+    if (!s.granted && !s.grant_asked) {
+        if (s.lock == lk_none || s.nocheck) {
+            s.granted = true;  // PSCW (the target posted) or MPI_MODE_NOCHECK
+        } else {
+            s.grant_asked = true;
+            (void)async_send(w, ts.rank, bf_grant);  // carries the lock request if not sent yet
+        }
+    }
+    (void)native_step_async(w);
+    return true;
+}
+
+}  // namespace
+
+status async_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
+    const int t = ts.rank;
+    if (self(w, t)) {
+        dame::copy(*o.t, o.buf, o.count, *ts.t, w.base + ts.disp, ts.count);
+        return status::ok;
+    }
+    if (node_ok(w, ts)) {
+        reach_target(w, t);
+        if (std::byte* b = w.direct_base[static_cast<std::size_t>(t)]) {
+            if (o.t->contiguous() && ts.t->contiguous())
+                util::small_copy(b + ts.disp + ts.t->true_lb(),
+                                 static_cast<const std::byte*>(o.buf) + o.t->true_lb(), total);
+            else
+                dame::copy(*o.t, o.buf, o.count, *ts.t, b + ts.disp, ts.count);
+            return status::ok;
+        }
+        if (cma_move(w, o, ts, true, total)) return status::ok;
+        // The kernel refused: by message from now on (a partial copy is repeated).
+    }
+    if (t != w.rank()) {
+        touch(w, t);
+        if (native_async(w, o, ts, total, true)) return status::ok;  // complete when delivered
+        w.tsync[static_cast<std::size_t>(t)].need_ack = true;  // only an ack says it is applied
+    }
+    return put_msg(w, o, ts, total);
+}
+
+status async_get(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
+    const int t = ts.rank;
+    void* const obuf = const_cast<void*>(o.buf);
+    if (self(w, t)) {
+        dame::copy(*ts.t, w.base + ts.disp, ts.count, *o.t, obuf, o.count);
+        return status::ok;
+    }
+    if (node_ok(w, ts)) {
+        reach_target(w, t);
+        if (std::byte* b = w.direct_base[static_cast<std::size_t>(t)]) {
+            if (o.t->contiguous() && ts.t->contiguous())
+                util::small_copy(static_cast<std::byte*>(obuf) + o.t->true_lb(),
+                                 b + ts.disp + ts.t->true_lb(), total);
+            else
+                dame::copy(*ts.t, b + ts.disp, ts.count, *o.t, obuf, o.count);
+            return status::ok;
+        }
+        if (cma_move(w, o, ts, false, total)) return status::ok;
+    }
+    if (t != w.rank()) {
+        touch(w, t);
+        if (native_async(w, o, ts, total, false)) return status::ok;
+    }
+    return get_msg(w, o, ts, total);
+}
+
+status async_acc(win& w, const buf_spec& o, const target_spec& ts, dev::op_id opv,
+                 uint64_t total) noexcept {
+    const int t = ts.rank;
+    if (node_ok(w, ts)) {
+        reach_target(w, t);
+        const status s = node_acc(w, &o, nullptr, ts, opv);
+        if (s != status::again) return s;
+    }
+    if (t != w.rank()) {
+        touch(w, t);
+        w.tsync[static_cast<std::size_t>(t)].need_ack = true;
+    }
+    const dame::basic_kind k = ts.t->basic();
+    const rec_desc d{rk_acc, 0, static_cast<uint8_t>(opv), static_cast<uint8_t>(k), &o, nullptr,
+                     dev::packed_size(k)};
+    const status s = encode(w, d, ts, total);
+    if (s != status::ok || t != w.rank()) return s;
+    return self_flush(w);
+}
+
+status async_getacc(win& w, const buf_spec& o, const buf_spec& r, const target_spec& ts,
+                    dev::op_id opv, uint64_t total) noexcept {
+    const int t = ts.rank;
+    const bool nodata = opv == dev::op_id::no_op;
+    if (node_ok(w, ts)) {
+        reach_target(w, t);
+        const status s = node_acc(w, nodata ? nullptr : &o, &r, ts, opv);
+        if (s != status::again) return s;
+    }
+    if (t != w.rank()) touch(w, t);
+    const dame::basic_kind k = ts.t->basic();
+    op* slot = new_slot(w, r, total, t);
+    if (!slot) return status::no_mem;
+    const rec_desc d{rk_getacc, static_cast<uint8_t>(nodata ? rf_nodata : 0),
+                     static_cast<uint8_t>(opv), static_cast<uint8_t>(k), nodata ? nullptr : &o, slot,
+                     dev::packed_size(k)};
+    const status s = encode(w, d, ts, total);
+    if (s != status::ok || t != w.rank()) return s;
+    return self_flush(w);
+}
+
+status async_cas(win& w, const void* origin, const void* compare, void* result,
+                 const dame::type* t, int rank, uint64_t disp) noexcept {
+    if (node_ok(w, target_spec{rank, disp, 1, t})) {
+        reach_target(w, rank);
+        const status s = node_cas(w, origin, compare, result, t, rank, disp);
+        if (s != status::again) return s;
+    }
+    if (rank != w.rank()) touch(w, rank);
+    return cas_msg(w, origin, compare, result, t, rank, disp);
+}
+
+}  // namespace ch4lite::rma
