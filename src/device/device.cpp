@@ -124,7 +124,7 @@ void init_protocol_limits() {
 // (tagged_usable(): the same provider, hence the same answer, everywhere).
 void init_p2p_mode() {
     const bool shared_nodes = g_dev.boot.num_nodes() < g_dev.world_size;
-    g_dev.device_matching = !native_tagged || !g_dev.nm.tagged_usable() ||
+    g_dev.device_matching = !native_tagged || !nm::opt::tagged_usable(g_dev.nm) ||
                             (shm::transport::enabled() && shared_nodes);
     g_dev.nm_quiet = !g_dev.nm_open ||
                      (g_dev.device_matching && g_dev.shm.local_ranks() == g_dev.world_size);
