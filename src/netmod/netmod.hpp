@@ -331,6 +331,18 @@ namespace ch4lite::dev {
 // during the call; the device copies what it keeps.
 void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
                  const void* payload, std::size_t plen) noexcept;
+// A netmod that learns of an active message before its payload is in local
+// memory (a rendezvous, as UCX's) asks where the payload belongs. Non-null:
+// the netmod receives the plen bytes there and then calls
+// am_payload_landed() with the same header; the device answers so only for
+// messages whose effect does not depend on their order among the others (a
+// rendezvous chunk of a matched receive). nullptr: the netmod brings the
+// payload into memory of its own and calls am_dispatch, keeping the
+// message in its place in the order of the source's messages.
+void* am_payload_dest(int src, uint8_t handler, const void* hdr, std::size_t hlen,
+                      std::size_t plen) noexcept;
+void am_payload_landed(int src, uint8_t handler, const void* hdr, std::size_t hlen,
+                       std::size_t plen, status result) noexcept;
 // A send (am_send, isend or put/get) that returned in_progress completed;
 // `st` is the request_state passed to the call. A failed completion reports
 // a status other than ok.

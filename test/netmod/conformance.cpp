@@ -19,11 +19,14 @@
 #if defined(CONFORMANCE_OFI)
 #include "netmod/ofi/ofi_netmod.hpp"
 using tested_netmod = ch4lite::nm::ofi::netmod;
+#elif defined(CONFORMANCE_UCX)
+#include "netmod/ucx/ucx_netmod.hpp"
+using tested_netmod = ch4lite::nm::ucx::netmod;
 #elif defined(CONFORMANCE_STUB)
 #include "netmod/stub/stub_netmod.hpp"
 using tested_netmod = ch4lite::nm::stub::netmod;
 #else
-#error "define CONFORMANCE_OFI or CONFORMANCE_STUB"
+#error "define CONFORMANCE_OFI, CONFORMANCE_UCX or CONFORMANCE_STUB"
 #endif
 
 using namespace ch4lite;
@@ -38,11 +41,39 @@ recorder& rec() {
 
 void ch4lite::dev::am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
                                const void* payload, std::size_t plen) noexcept {
+    if (handler == 70 && hlen == sizeof(uint64_t)) {  // handler_placed (below): copy into place
+        uint64_t off;
+        std::memcpy(&off, hdr, sizeof off);
+        auto& buf = rec().landing;
+        if (off <= buf.size() && plen <= buf.size() - off && plen) std::memcpy(buf.data() + off, payload, plen);
+    }
     conformance::am_event e{src, handler, {}, {}};
     e.hdr.assign(static_cast<const std::byte*>(hdr), static_cast<const std::byte*>(hdr) + hlen);
     e.payload.assign(static_cast<const std::byte*>(payload),
                      static_cast<const std::byte*>(payload) + plen);
     rec().ams.push_back(std::move(e));
+}
+
+// Handler 70: a payload with a place in the "device" (the recorder's
+// landing buffer, at the byte offset its 8-byte header names), as a
+// rendezvous chunk has. A netmod that receives it in two steps
+// (am_payload_dest) puts it there itself; one that delivers it whole
+// through am_dispatch has it copied there (above).
+constexpr uint8_t handler_placed = 70;
+
+void* ch4lite::dev::am_payload_dest(int, uint8_t handler, const void* hdr, std::size_t hlen,
+                                    std::size_t plen) noexcept {
+    uint64_t off = 0;
+    if (handler != handler_placed || hlen != sizeof off) return nullptr;
+    std::memcpy(&off, hdr, sizeof off);
+    auto& buf = rec().landing;
+    if (off > buf.size() || plen > buf.size() - off) return nullptr;
+    return buf.data() + off;
+}
+
+void ch4lite::dev::am_payload_landed(int src, uint8_t handler, const void*, std::size_t,
+                                     std::size_t plen, status result) noexcept {
+    rec().landed.push_back({src, handler, plen, result});
 }
 
 // The netmod's out-of-line parts call these; instantiate them here.
@@ -202,6 +233,118 @@ TYPED_TEST(Netmod, ActiveMessagesKeepOrderUnderBackPressure) {
             uint32_t v;
             std::memcpy(&v, rec().ams[i].hdr.data(), sizeof v);
             ASSERT_EQ(v, static_cast<uint32_t>(i)) << "active messages out of order";
+        }
+    }
+}
+
+// Large payloads (at the netmod's maximum, so a netmod with a rendezvous
+// uses it) mixed with small and empty ones: every message arrives intact
+// and in the order sent, whatever path its payload took.
+TYPED_TEST(Netmod, LargeAndSmallActiveMessagesKeepOrder) {
+    using st_t = typename TypeParam::request_state;
+    constexpr int count = 24;
+    const std::size_t big = TypeParam::caps.am_payload_max;
+    const std::size_t sizes[] = {big, 8, big / 2 + 3, 0, 100};
+    std::vector<std::byte> buf(big);
+    for (std::size_t i = 0; i < big; ++i) buf[i] = pattern(i, 5);
+    if (this->me_ == 0) {
+        std::vector<st_t> st(count);
+        int pending = 0;
+        for (int i = 0; i < count; ++i) {
+            const uint32_t seq = static_cast<uint32_t>(i);
+            const std::size_t n = sizes[i % std::size(sizes)];
+            const nm::iov iov{buf.data(), n};
+            const status s = this->send_am(21, &seq, sizeof seq, &iov, n ? 1 : 0, &st[i]);
+            ASSERT_TRUE(s == status::ok || s == status::in_progress) << to_string(s);
+            pending += s == status::in_progress;
+        }
+        ASSERT_TRUE(this->until([&] { return static_cast<int>(rec().sends_done.size()) == pending; }));
+        EXPECT_EQ(rec().send_failures, 0);
+    } else {
+        ASSERT_TRUE(this->until([&] { return rec().ams.size() == count; }));
+        for (int i = 0; i < count; ++i) {
+            const auto& e = rec().ams[i];
+            uint32_t seq;
+            ASSERT_EQ(e.hdr.size(), sizeof seq);
+            std::memcpy(&seq, e.hdr.data(), sizeof seq);
+            ASSERT_EQ(seq, static_cast<uint32_t>(i)) << "active messages out of order";
+            ASSERT_EQ(e.payload.size(), sizes[i % std::size(sizes)]);
+            EXPECT_TRUE(std::equal(e.payload.begin(), e.payload.end(), buf.begin())) << "message " << i;
+        }
+    }
+}
+
+// A payload the device has a place for (a rendezvous chunk: handler 70,
+// conformance.cpp) ends there, through am_payload_dest/am_payload_landed
+// or through am_dispatch, exactly once.
+TYPED_TEST(Netmod, PlacedPayloadLandsInDeviceMemory) {
+    typename TypeParam::request_state st;
+    const std::size_t n = TypeParam::caps.am_payload_max;
+    const uint64_t off = 4096 + 8;
+    rec().landing.assign(off + n + 64, std::byte{0});
+    if (this->me_ == 0) {
+        std::vector<std::byte> buf(n);
+        for (std::size_t i = 0; i < n; ++i) buf[i] = pattern(i, 9);
+        const nm::iov iov{buf.data(), n};
+        const status s = this->send_am(70, &off, sizeof off, &iov, 1, &st);
+        ASSERT_TRUE(s == status::ok || s == status::in_progress) << to_string(s);
+        if (s == status::in_progress)
+            ASSERT_TRUE(this->until([&] { return conformance::send_done(&st); }));
+        EXPECT_EQ(rec().send_failures, 0);
+    } else {
+        ASSERT_TRUE(this->until([&] { return rec().landed.size() + rec().ams.size() == 1; }));
+        this->drain();
+        EXPECT_EQ(rec().landed.size() + rec().ams.size(), 1u) << "delivered twice";
+        std::printf("[     INFO ] %s: the %zu-byte payload was %s\n", TypeParam::name, n,
+                    rec().landed.empty() ? "delivered whole (am_dispatch)"
+                                         : "placed by the netmod (am_payload_dest)");
+        if (!rec().landed.empty()) {
+            EXPECT_EQ(rec().landed[0].len, n);
+            EXPECT_EQ(rec().landed[0].result, status::ok);
+            EXPECT_EQ(rec().landed[0].src, 0);
+        }
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < rec().landing.size(); ++i) {
+            const bool in = i >= off && i < off + n;
+            bad += rec().landing[i] != (in ? pattern(i - off, 9) : std::byte{0});
+        }
+        EXPECT_EQ(bad, 0u) << "wrong bytes in place, or bytes outside the place";
+    }
+    rec().landing.clear();
+}
+
+// `ok` from am_send means the buffers are free at once: overwriting them
+// right away does not change what arrives. Also for untracked sends
+// (request_state nullptr), which must never answer in_progress.
+TYPED_TEST(Netmod, ActiveMessageOkMeansBuffersAreFree) {
+    typename TypeParam::request_state st;
+    constexpr int count = 64;
+    if (this->me_ == 0) {
+        int pending = 0;
+        for (int i = 0; i < count; ++i) {
+            uint32_t hdr = static_cast<uint32_t>(i), val = static_cast<uint32_t>(i) * 3;
+            const nm::iov iov{&val, sizeof val};
+            status s;
+            const bool tracked = i % 2;
+            while ((s = this->nm_->am_send(this->peer_, 22, &hdr, sizeof hdr, &iov, 1,
+                                           tracked ? &st : nullptr)) == status::again)
+                this->nm_->progress();
+            if (!tracked) ASSERT_EQ(s, status::ok) << "an untracked send must complete at once";
+            ASSERT_TRUE(s == status::ok || s == status::in_progress) << to_string(s);
+            hdr = val = 0xdeadbeef;  // reusable now if ok
+            if (s == status::in_progress) {
+                ++pending;
+                ASSERT_TRUE(this->until([&] { return static_cast<int>(rec().sends_done.size()) == pending; }));
+            }
+        }
+    } else {
+        ASSERT_TRUE(this->until([&] { return rec().ams.size() == count; }));
+        for (int i = 0; i < count; ++i) {
+            uint32_t hdr, val;
+            std::memcpy(&hdr, rec().ams[i].hdr.data(), sizeof hdr);
+            std::memcpy(&val, rec().ams[i].payload.data(), sizeof val);
+            EXPECT_EQ(hdr, static_cast<uint32_t>(i));
+            EXPECT_EQ(val, static_cast<uint32_t>(i) * 3);
         }
     }
 }

@@ -17,14 +17,28 @@ struct am_event {
     std::vector<std::byte> hdr, payload;
 };
 
+struct landed_event {
+    int src;
+    uint8_t handler;
+    std::size_t len;
+    ch4lite::status result;
+};
+
 struct recorder {
+    std::vector<std::byte> landing;  // "device" memory for handler 70 (conformance.cpp)
+    std::vector<landed_event> landed;
     std::vector<am_event> ams;
     std::vector<const void*> sends_done;   // request_state pointers
     std::vector<const void*> recvs_done;
     std::vector<ch4lite::nm::recv_info> recv_infos;
     std::vector<ch4lite::status> recv_results;
     int send_failures = 0;
-    void clear() { *this = recorder{}; }
+    void clear() {
+        std::vector<std::byte> keep;
+        keep.swap(landing);
+        *this = recorder{};
+        landing.swap(keep);
+    }
 };
 
 recorder& rec();

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "device/bootstrap.hpp"
+#include "netmod/exchange.hpp"
 #include "netmod/ofi/ofi_lib.hpp"
 #include "netmod/ofi/ofi_netmod.hpp"
 #include "util/env.hpp"
@@ -208,22 +209,26 @@ status netmod::init(dev::bootstrap& bs) {
     }
     probe_.kind = op_kind::probe;
 
-    // Address exchange: publish ours, read everyone's, insert in rank order
-    // so that fi_addr_t == world rank.
+    // Address exchange (netmod/exchange.hpp: the same key for every netmod,
+    // so ranks of different builds stop here): insert in rank order so
+    // that fi_addr_t == world rank.
     std::byte addr[256];
     size_t alen = sizeof addr;
     if ((rc = fi_getname(&ep_->fid, addr, &alen))) {
         util::warn("ofi: fi_getname: %s", fi_err(rc));
         return status::io;
     }
-    status s = bs.put("ofi", addr, alen);
-    if (s == status::ok) s = bs.fence();
-    if (s != status::ok) return s;
+    std::vector<std::vector<std::byte>> addrs;
+    std::string why;
+    status s = exchange_addresses(bs, caps.native_tagged ? "ofi" : "ofi-am", addr, alen, addrs, why);
+    if (s != status::ok) {
+        util::warn("ofi: %s", why.c_str());
+        return s;
+    }
     std::vector<std::byte> all;
-    std::vector<std::byte> one;
     all.reserve(alen * static_cast<std::size_t>(size_));
     for (int r = 0; r < size_; ++r) {
-        if ((s = bs.get(r, "ofi", one)) != status::ok) return s;
+        const auto& one = addrs[static_cast<std::size_t>(r)];
         if (one.size() != alen) {
             util::warn("ofi: rank %d published a %zu-byte address, expected %zu", r, one.size(), alen);
             return status::io;

@@ -37,7 +37,7 @@ static void mt_fail(const char* file, int line, const char* fmt, ...) {
     } while (0)
 
 /* Checks that we run against the libmpi variant ctest asked for
- * (CH4LITE_EXPECT_PATH=tagged|am), so a wrong LD_LIBRARY_PATH cannot make a
+ * (CH4LITE_EXPECT_PATH=tagged|am|ucx|ucx_am), so a wrong LD_LIBRARY_PATH cannot make a
  * test silently exercise the other path. */
 static void mt_check_path(void) {
 #ifdef CH4LITE
@@ -46,10 +46,12 @@ static void mt_check_path(void) {
     int len = 0;
     if (!want) return;
     MPI_Get_library_version(v, &len);
-    if (strcmp(want, "am") == 0)
+    if (strcmp(want, "am") == 0 || strcmp(want, "ucx_am") == 0)
         CHECK(strstr(v, "active-message path") != NULL, "expected the AM path, library says: %s", v);
-    else if (strcmp(want, "tagged") == 0)
+    else if (strcmp(want, "tagged") == 0 || strcmp(want, "ucx") == 0)
         CHECK(strstr(v, "native tagged path") != NULL, "expected the tagged path, library says: %s", v);
+    if (strncmp(want, "ucx", 3) == 0)
+        CHECK(strstr(v, "netmod ucx") != NULL, "expected the ucx netmod, library says: %s", v);
 #endif
 }
 
