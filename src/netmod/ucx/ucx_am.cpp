@@ -10,10 +10,16 @@
 
 namespace ch4lite::nm::ucx {
 
+am_netmod* am_netmod::self_ = nullptr;
+
 void am_netmod::on_sent(void* req, ucs_status_t s, void* user) {
     auto* st = static_cast<request_state*>(user);
     st->req = nullptr;
     ucp_request_free(req);
+    if (st->limit) {  // it held its peer's send gate
+        --self_->gate_[st->limit - 1];
+        st->limit = 0;
+    }
     dev::nm_send_done(st, s == UCS_OK ? status::ok : map(s));
 }
 

@@ -50,9 +50,11 @@ enum class op_kind : uint8_t { idle, am_send, tsend, trecv, rma };
 struct request_state {
     void* req = nullptr;  // the UCP request while it is in flight
     op_kind kind = op_kind::idle;
-    uint8_t cancel = 0;   // tagged receive: 1 cancel requested, 2 cancelled
-    uint16_t reserved = 0;
-    uint32_t limit = 0;   // tagged receive through `bounce`: the user's bytes (< 8)
+    uint8_t cancel = 0;   // tagged receive: 1 cancel requested, 2 cancelled,
+                          // 3 completed inside irecv (reported by progress)
+    uint16_t imm_status = 0;  // then: -ucs_status_t
+    uint32_t limit = 0;   // tagged receive through `bounce`: the user's bytes (< 8);
+                          // a send: 1 + the peer whose send gate it holds (0: none)
     union {
         // active message: wire + device header, alive until UCP sent it
         alignas(8) std::byte hdr[sizeof(am_wire) + 40];
@@ -61,6 +63,8 @@ struct request_state {
         struct {
             void* ubuf;
             uint64_t bounce;
+            uint64_t tag;   // a receive that UCX completed inside irecv:
+            uint64_t len;   // what it got, reported from the next progress()
         } rx;
     } u = {};
 };
@@ -112,11 +116,14 @@ class am_netmod {
             alignas(8) std::byte h[sizeof w + caps.am_header_max];
             std::memcpy(h, &w, sizeof w);
             if (hlen) std::memcpy(h + sizeof w, hdr, hlen);
+            if (__builtin_expect(gate_[static_cast<std::size_t>(peer)] != 0, 0))
+                return status::again;
             p.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL;
             p.flags = UCP_AM_SEND_FLAG_EAGER;
             return done_now(ucp_am_send_nbx(eps_[peer], am_id_device, h, sizeof w + hlen, data,
                                             len, &p));
         }
+        if (__builtin_expect(gate_[static_cast<std::size_t>(peer)] != 0, 0)) return status::again;
         st->kind = op_kind::am_send;
         std::memcpy(st->u.hdr, &w, sizeof w);
         if (hlen) std::memcpy(st->u.hdr + sizeof w, hdr, hlen);
@@ -124,10 +131,11 @@ class am_netmod {
                          UCP_OP_ATTR_FIELD_FLAGS;
         p.cb.send = on_sent;
         p.user_data = st;
-        p.flags = len >= am_rndv_min_ ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
+        const bool eager = len < am_rndv_min_;
+        p.flags = eager ? UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
         return started(ucp_am_send_nbx(eps_[peer], am_id_device, st->u.hdr, sizeof w + hlen, data,
                                        len, &p),
-                       st);
+                       st, eager ? peer : -1);
     }
 
   protected:
@@ -136,11 +144,17 @@ class am_netmod {
     status open(dev::bootstrap& bs, uint64_t features, const char* identity);
 
     // A UCP send returned r: done at once (ok), or in flight (the callback
-    // follows: in_progress), or failed.
-    static status started(ucs_status_ptr_t r, request_state* st) {
+    // follows: in_progress), or failed. gate_peer >= 0: a send that
+    // completes without the receiver's help (eager); in flight, UCX has
+    // queued it (see gate_), so it closes the peer's gate until it is sent.
+    status started(ucs_status_ptr_t r, request_state* st, int gate_peer) {
         if (__builtin_expect(r == nullptr, 1)) return status::ok;
         if (UCS_PTR_IS_ERR(r)) return map(UCS_PTR_STATUS(r));
         st->req = r;
+        if (gate_peer >= 0 && gate_on_) {
+            ++gate_[static_cast<std::size_t>(gate_peer)];
+            st->limit = static_cast<uint32_t>(gate_peer) + 1;
+        }
         return status::in_progress;
     }
     // The same for an untracked send, which must not stay in flight.
@@ -180,6 +194,19 @@ class am_netmod {
     bool in_callback_ = false;
     std::size_t am_rndv_min_ = 64 * 1024;  // CH4LITE_UCX_AM_RNDV_MIN
     std::string provider_;
+    // Send gates, per peer: eager sends UCX queued instead of sending
+    // (returned in flight) and has not sent yet. UCX 1.13's shared-memory
+    // transports let a later send overtake such a queued one when the
+    // receive FIFO frees up before the queue is dispatched (docs/
+    // netmod-ucx.md, "Send order"); so while a peer's gate is closed, sends
+    // to it answer `again` and the device queues them, in order.
+    std::vector<uint32_t> gate_;
+    bool gate_on_ = true;  // CH4LITE_UCX_SEND_GATE (0: off, to show the reordering)
+    // Per peer: tagged sends from this size are UCX rendezvous (they need
+    // the receiver to complete, so they never hold the gate).
+    std::vector<std::size_t> tag_rndv_min_;
+    // The process's netmod: send callbacks carry only the state.
+    static am_netmod* self_;
 
   private:
     // An active message whose dispatch waits: its payload is still coming

@@ -66,16 +66,8 @@ std::string tls_choice() {
 
 // The transports of the endpoint's lanes, from ucp_ep_print_info's
 // "lane[i]:  n:tl/dev.k md[..] ..." lines: "posix/memory+cma/memory".
-std::string lane_transports(ucp_ep_h ep) {
-    char* text = nullptr;
-    std::size_t n = 0;
-    FILE* f = open_memstream(&text, &n);
-    if (!f) return "?";
-    ucp_ep_print_info(ep, f);
-    std::fclose(f);
+std::string lane_transports(const std::string& all) {
     std::string out;
-    const std::string all(text, n);
-    std::free(text);
     for (std::size_t at = all.find("lane["); at != std::string::npos; at = all.find("lane[", at + 1)) {
         const std::size_t colon = all.find(':', at);             // "lane[0]:"
         if (colon == std::string::npos) break;
@@ -87,6 +79,34 @@ std::string lane_transports(ucp_ep_h ep) {
         if (out.find(name) == std::string::npos) out.append(out.empty() ? "" : "+").append(name);
     }
     return out.empty() ? "?" : out;
+}
+
+// The size from which an endpoint's `what` protocol ("tag_send:") is a
+// rendezvous, from ucp_ep_print_info's "0..<egr/short>..8185..<egr/bcopy>..
+// 8192..<rndv>..(inf)": 8192; SIZE_MAX without one; 0 if unreadable (then
+// no send of that kind counts as eager: never wrongly held back).
+std::size_t rndv_threshold(const std::string& info, const char* what) {
+    const std::size_t at = info.find(what);
+    if (at == std::string::npos) return 0;
+    const std::size_t eol = info.find('\n', at);
+    const std::string line = info.substr(at, eol == std::string::npos ? std::string::npos : eol - at);
+    const std::size_t r = line.find("..<rndv>");
+    if (r == std::string::npos) return line.find("(inf)") != std::string::npos ? SIZE_MAX : 0;
+    std::size_t b = r;
+    while (b > 0 && line[b - 1] >= '0' && line[b - 1] <= '9') --b;
+    return b < r ? std::strtoull(line.c_str() + b, nullptr, 10) : 0;
+}
+
+std::string ep_info(ucp_ep_h ep) {
+    char* text = nullptr;
+    std::size_t n = 0;
+    FILE* f = open_memstream(&text, &n);
+    if (!f) return {};
+    ucp_ep_print_info(ep, f);
+    std::fclose(f);
+    std::string out(text, n);
+    std::free(text);
+    return out;
 }
 
 }  // namespace
@@ -101,6 +121,9 @@ status am_netmod::open(dev::bootstrap& bs, uint64_t features, const char* identi
     rank_ = bs.rank();
     size_ = bs.size();
     held_count_.assign(static_cast<std::size_t>(size_), 0);
+    gate_.assign(static_cast<std::size_t>(size_), 0);
+    gate_on_ = util::env_bool("CH4LITE_UCX_SEND_GATE", true);
+    self_ = this;
     am_rndv_min_ = static_cast<std::size_t>(std::max<int64_t>(
         0, util::env_int("CH4LITE_UCX_AM_RNDV_MIN", static_cast<int64_t>(am_rndv_min_))));
     // Network rule: a job on one node uses loopback only (UCX's shared
@@ -183,10 +206,19 @@ status am_netmod::open(dev::bootstrap& bs, uint64_t features, const char* identi
             return status::unsupported;
         }
     }
-    provider_.assign("ucx ").append(ucp_get_version_string()).append(" ");
-    provider_.append(lane_transports(eps_[static_cast<std::size_t>((rank_ + 1) % size_)]));
-    util::verbose("ucx: %s, %zu-byte worker address, AM rendezvous from %zu bytes",
-                  provider_.c_str(), alen, am_rndv_min_);
+    tag_rndv_min_.assign(static_cast<std::size_t>(size_), 0);
+    for (int r = 0; r < size_; ++r) {
+        const std::string info = ep_info(eps_[static_cast<std::size_t>(r)]);
+        tag_rndv_min_[static_cast<std::size_t>(r)] = rndv_threshold(info, "tag_send:");
+        if (r == (rank_ + 1) % size_) {
+            provider_.assign("ucx ").append(ucp_get_version_string()).append(" ");
+            provider_.append(lane_transports(info));
+        }
+    }
+    util::verbose("ucx: %s, %zu-byte worker address, AM rendezvous from %zu bytes, tagged "
+                  "rendezvous (UCX's) from %zu bytes",
+                  provider_.c_str(), alen, am_rndv_min_,
+                  tag_rndv_min_[static_cast<std::size_t>((rank_ + 1) % size_)]);
     return status::ok;
 }
 

@@ -8,7 +8,14 @@
 //            native RMA on the same worker (ucx/lib).
 #pragma once
 #include "netmod/ucx/ucx_am.hpp"
+#if !CH4LITE_FORCE_AM
+#include "netmod/ucx/ucx_full.hpp"
+#endif
 
 namespace ch4lite::nm::ucx {
+#if CH4LITE_FORCE_AM
 using netmod = am_netmod;
+#else
+using netmod = full_netmod;
+#endif
 }  // namespace ch4lite::nm::ucx
