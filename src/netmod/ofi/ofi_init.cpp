@@ -5,9 +5,11 @@
 #include <rdma/fi_domain.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "device/bootstrap.hpp"
 #include "netmod/exchange.hpp"
@@ -49,6 +51,28 @@ fi_info* make_hints(bool want_tagged, bool want_rma) {
 }
 
 const char* fi_err(int rc) { return lib::strerror(rc < 0 ? -rc : rc); }
+
+// The providers libfabric offers for reliable-datagram endpoints, for the
+// message about an FI_PROVIDER that names none of them. libfabric fixes its
+// FI_PROVIDER filter when it initializes, so this process cannot ask; the
+// fi_info tool (libfabric-bin) can, without the variable. Cold path only.
+std::string available_providers() {
+    FILE* p = ::popen("env -u FI_PROVIDER fi_info -t FI_EP_RDM 2>/dev/null", "r");
+    if (!p) return "(see fi_info -l)";
+    std::vector<std::string> names;
+    char line[512];
+    while (std::fgets(line, sizeof line, p)) {
+        const char* at = std::strstr(line, "provider: ");
+        if (!at) continue;
+        std::string n(at + 10);
+        while (!n.empty() && (n.back() == '\n' || n.back() == ' ')) n.pop_back();
+        if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+    ::pclose(p);
+    std::string out;
+    for (const std::string& n : names) out.append(out.empty() ? "" : ", ").append(n);
+    return out.empty() ? "(see fi_info -l)" : out;
+}
 
 }  // namespace
 
@@ -105,8 +129,9 @@ status netmod::init(dev::bootstrap& bs) {
     }
     lib::fns.freeinfo(hints);
     if (rc != 0 || !info_) {
-        util::warn("ofi: no libfabric provider matches (FI_PROVIDER=%s): %s",
-                   util::env_str("FI_PROVIDER", "tcp;ofi_rxm (default)"), fi_err(rc));
+        util::warn("ofi: no libfabric provider matches (FI_PROVIDER=%s): %s; providers here: %s",
+                   util::env_str("FI_PROVIDER", "tcp;ofi_rxm (default)"), fi_err(rc),
+                   available_providers().c_str());
         return status::unsupported;
     }
     provider_ = info_->fabric_attr->prov_name;
