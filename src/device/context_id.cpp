@@ -13,6 +13,7 @@ namespace {
 constexpr int words = max_context_ids / 64;
 constexpr int first_words = 8;
 uint64_t g_mask[words];
+int g_allocating = 0;  // context_id_allocate calls in progress
 }  // namespace
 
 void context_ids_init() noexcept {
@@ -34,6 +35,10 @@ status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
     // Every member sees the same result, so all take the same branch.
     static constexpr uint64_t none[words] = {};
     uint64_t common[words];
+    ++g_allocating;
+    struct done {
+        ~done() { --g_allocating; }
+    } on_exit;
     for (int n : {first_words, words}) {
         const uint64_t* mine = offer ? g_mask : none;
         if (const status s = coll_allreduce(mine, common, n, band, parent); s != status::ok)
@@ -51,6 +56,11 @@ status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
 
 void context_id_release(uint32_t id) noexcept {
     if (id >= 2 && id < max_context_ids - 1) g_mask[id / 64] |= uint64_t{1} << (id % 64);
+}
+
+bool context_stale(uint32_t ctx) noexcept {
+    const uint32_t id = ctx >> 1;
+    return g_allocating == 0 && id < max_context_ids && (g_mask[id / 64] >> (id % 64) & 1);
 }
 
 int context_ids_free() noexcept {

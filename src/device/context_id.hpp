@@ -24,5 +24,9 @@ status context_id_allocate(comm& parent, uint32_t& id, bool offer = true) noexce
 void context_id_release(uint32_t id) noexcept;
 // Ids free on this process.
 int context_ids_free() noexcept;
+// Whether messages of communicator context `ctx` (id << 1 | collective)
+// can only be stale: its id is free here and no allocation (which may be
+// about to take it, with peers already sending on it) is in progress.
+bool context_stale(uint32_t ctx) noexcept;
 
 }  // namespace ch4lite::dev

@@ -101,7 +101,14 @@ int drain(util::ilist<request, &request::qlink>& q, uint32_t& count) noexcept {
 }  // namespace
 
 int deferred_progress() noexcept {
-    return drain(g_deferred_send, g_dev.deferred_sends) + drain(g_deferred_recv, g_dev.deferred_recvs);
+    // Not nested (a pool's garbage collection may poll from inside a
+    // re-issue): the operation at the front would be issued twice.
+    static bool draining = false;
+    if (draining) return 0;
+    draining = true;
+    const int n = drain(g_deferred_send, g_dev.deferred_sends) + drain(g_deferred_recv, g_dev.deferred_recvs);
+    draining = false;
+    return n;
 }
 
 status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept {

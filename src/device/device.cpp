@@ -13,6 +13,7 @@
 #include "dame/stream.hpp"
 #include "device/comm.hpp"
 #include "device/match_queue.hpp"
+#include "device/pool_gc.hpp"
 #include "device/progress.hpp"
 #include "device/request.hpp"
 #include "device/typed.hpp"
@@ -149,6 +150,7 @@ status init(int required, int& provided, std::string& error) {
     }
     init_protocol_limits();
     comms_init(g_dev.world_rank, g_dev.world_size);
+    register_pool_gc_hooks();
     s = g_dev.shm.init(g_dev.boot, error);
     if (s != status::ok) return s;
     // Every rank of the job in this node's segment: the segment's ranks all
@@ -196,6 +198,7 @@ status finalize() {
     if (g_dev.print_stats && g_dev.stats.rma_remapped)
         std::fprintf(stderr, "ch4lite: stats rank %d: Win_create windows remapped %" PRIu64 "\n",
                      g_dev.world_rank, g_dev.stats.rma_remapped);
+    if (g_dev.print_stats) print_pool_stats();
     if (g_dev.print_stats && dame::stream_moves())
         std::fprintf(stderr, "ch4lite: stats rank %d: datatype moves streamed %" PRId64 "\n",
                      g_dev.world_rank, dame::stream_moves());

@@ -249,6 +249,9 @@ inline bool iprobe(comm& c, int rank, int tag, int& src_rank, int& src_tag,
                    std::size_t& bytes) noexcept {
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
+            // The netmod's probe polls only the netmod: operations the
+            // device holds back (back-pressure) must move too.
+            if (!deferred_empty()) (void)deferred_progress();
             nm::recv_info info{};
             const int peer = rank == MPI_ANY_SOURCE ? nm::any : c.lpid(rank);
             const bool found = nm::opt::iprobe(

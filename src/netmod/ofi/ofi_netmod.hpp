@@ -94,11 +94,17 @@ class netmod {
 
     // ---- progress -----------------------------------------------------------
     int progress() {
+        // Not nested (a pool's garbage collection may poll from inside a
+        // completion handler): completions read later would be handled
+        // before the rest of this batch, active messages out of order.
+        if (__builtin_expect(polling_, 0)) return 0;
         if (__builtin_expect(!repost_.empty(), 0)) retry_reposts();
         fi_cq_tagged_entry e[16];
         const ssize_t n = fi_cq_read(cq_, e, 16);
         if (n > 0) {
+            polling_ = true;
             for (ssize_t i = 0; i < n; ++i) on_completion(e[i]);
+            polling_ = false;
             return static_cast<int>(n);
         }
         if (n == -FI_EAGAIN) return 0;
@@ -265,6 +271,7 @@ class netmod {
     int size_ = 1;
     std::size_t inject_ = 0;  // provider's inject size, capped at max_inject
     bool multi_recv_ = false; // AM buffers are multi-receive (else one message each)
+    bool polling_ = false;    // inside progress(): handling a batch of completions
     bool tagged_ok_ = false;  // native tagged path usable with this provider
     std::size_t tagged_iov_ = 0;  // segments irecvv takes (provider's rx iov_limit)
     bool rma_ok_ = false;     // the provider does FI_RMA and CH4LITE_OFI_RMA allows it
