@@ -49,13 +49,10 @@ set(CH4LITE_TEST_PATHS tagged am CACHE STRING "netmod paths MPI tests run on")
 # full netmod (native tagged), "ucx_am" the active-message-only stage; each
 # over UCX's default transports (shared memory and cma on this node) and
 # "_tcp" over tcp on loopback (UCX_TLS=tcp UCX_NET_DEVICES=lo).
+# (CH4LITE_UCX_LIBDIR / CH4LITE_UCX_AM_LIBDIR: the top-level CMakeLists.txt.)
 if(CH4LITE_NETMOD STREQUAL "ucx")
-  set(CH4LITE_UCX_LIBDIR ${CMAKE_BINARY_DIR}/lib)
-  set(CH4LITE_UCX_AM_LIBDIR ${CMAKE_BINARY_DIR}/am/lib)
   set(ucx_targets mpi mpi_am)
 else()
-  set(CH4LITE_UCX_LIBDIR ${CMAKE_BINARY_DIR}/ucx/lib)
-  set(CH4LITE_UCX_AM_LIBDIR ${CMAKE_BINARY_DIR}/ucx-am/lib)
   set(ucx_targets mpi_ucx mpi_ucx_am)
 endif()
 set(CH4LITE_UCX_TEST_PATHS)
