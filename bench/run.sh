@@ -11,8 +11,12 @@
 #                          once, interleaved; a value is the median over rounds
 #                          (default 3, quick 1)
 #   BENCH_CONFIGS="a b"    configurations to run (default: ch4lite ch4lite-net
-#                          mpich ompi ompi-ofi, plus every reference); opt-in:
-#                          ch4lite-am, mpich-tcp
+#                          mpich ompi ompi-ofi, plus every reference; and for
+#                          the benchmarks BENCH_UCX_FILTER matches, default
+#                          p2p/(latency|bandwidth), the UCX comparison:
+#                          ch4lite-ucx ch4lite-ucx-am ch4lite-ucx-tcp
+#                          ch4lite-ucx-am-tcp mpich-tcp ompi-ucx ompi-ucx-tcp);
+#                          opt-in: ch4lite-am
 #   BENCH_BIND=core        bind ranks to cores (default: no binding anywhere)
 #   BENCH_TIMEOUT=<s>      per program run (default 600)
 #   BENCH_STRICT=1         exit 1 when a goal is missed (default: never fail)
@@ -76,6 +80,12 @@ available() {
       built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] ;;
     ch4lite-am)
       built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] && [ -e "$BENCH_CH4LITE_AM_LIBDIR/libmpi.so.1" ] ;;
+    ch4lite-ucx|ch4lite-ucx-tcp)
+      built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] && [ -e "$BENCH_CH4LITE_UCX_LIBDIR/libmpi.so.1" ] ;;
+    ch4lite-ucx-am|ch4lite-ucx-am-tcp)
+      built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] && [ -e "$BENCH_CH4LITE_UCX_AM_LIBDIR/libmpi.so.1" ] ;;
+    ompi-ucx|ompi-ucx-tcp)
+      built ompi && [ -n "$BENCH_OMPIRUN" ] && [ -x "$BENCH_OMPIRUN" ] && ompi_has_ucx ;;
     mpich|mpich-tcp)
       built mpich && [ -n "$BENCH_HYDRA" ] && [ -x "$BENCH_HYDRA" ] ;;
     ompi)
@@ -90,7 +100,14 @@ why_not() {
     ch4lite*)
       if ! built ch4lite; then echo "not configured"
       elif [ ! -x "$BENCH_CH4LITE_MPIEXEC" ]; then echo "no launcher bin/mpiexec in the build yet"
-      else echo "forced-AM libmpi (am/lib) not built"; fi ;;
+      else case $1 in
+        ch4lite-ucx-am*) echo "ucx active-message libmpi (ucx-am/lib) not built (libucx-dev)" ;;
+        ch4lite-ucx*) echo "ucx libmpi (ucx/lib) not built (libucx-dev)" ;;
+        *) echo "forced-AM libmpi (am/lib) not built" ;;
+      esac; fi ;;
+    ompi-ucx*)
+      if available ompi; then echo "Open MPI has no ucx PML here"
+      else echo "Open MPI not installed (Debian: openmpi-bin libopenmpi-dev)"; fi ;;
     mpich*) echo "MPICH not installed (mpicc.mpich + mpiexec.hydra; Debian: mpich libmpich-dev)" ;;
     ompi-ofi)
       if available ompi; then echo "Open MPI has no ofi MTL here"
@@ -98,6 +115,13 @@ why_not() {
     ompi) echo "Open MPI not installed (Debian: openmpi-bin libopenmpi-dev)" ;;
     *) echo "unknown configuration" ;;
   esac
+}
+ompi_has_ucx() {
+  [ -n "${_ompi_ucx:-}" ] || {
+    info=$(dirname "$BENCH_OMPIRUN")/ompi_info
+    if [ -x "$info" ] && "$info" 2>/dev/null | grep -q 'MCA pml: ucx'; then _ompi_ucx=yes; else _ompi_ucx=no; fi
+  }
+  [ "$_ompi_ucx" = yes ]
 }
 ompi_has_ofi() {
   [ -n "${_ompi_ofi:-}" ] || {
@@ -107,15 +131,27 @@ ompi_has_ofi() {
   [ "$_ompi_ofi" = yes ]
 }
 
-default_configs="ch4lite ch4lite-net mpich ompi ompi-ofi"
+ucx_configs="ch4lite-ucx ch4lite-ucx-am ch4lite-ucx-tcp ch4lite-ucx-am-tcp mpich-tcp ompi-ucx ompi-ucx-tcp"
+default_configs="ch4lite ch4lite-net mpich ompi ompi-ofi $ucx_configs"
 wanted=$(echo "${BENCH_CONFIGS:-$default_configs}" | tr ',' ' ')
+# Without BENCH_CONFIGS the UCX comparison runs only for these benchmarks.
+ucx_filter=${BENCH_UCX_FILTER:-'p2p/(latency|bandwidth)$'}
 configs=
 for c in $wanted; do
   case $c in
-    ch4lite|ch4lite-net|ch4lite-am|mpich|mpich-tcp|ompi|ompi-ofi)
+    ch4lite|ch4lite-net|ch4lite-am|ch4lite-ucx|ch4lite-ucx-am|ch4lite-ucx-tcp|ch4lite-ucx-am-tcp|\
+    mpich|mpich-tcp|ompi|ompi-ofi|ompi-ucx|ompi-ucx-tcp)
       if available "$c"; then configs="$configs $c"; else note "skipped $c: $(why_not "$c")"; fi ;;
   esac
 done
+# ucx_only CONFIG AREA/NAME: true when CONFIG runs only for the UCX comparison
+# and the benchmark is not one of it.
+ucx_only() {
+  [ -n "${BENCH_CONFIGS:-}" ] && return 1
+  case " $ucx_configs " in *" $1 "*) ;; *) return 1 ;; esac
+  echo "$2" | grep -qE -- "$ucx_filter" && return 1
+  return 0
+}
 # References (plain programs, scripts) are named after their benchmark; with
 # BENCH_CONFIGS set they run only when listed.
 ref_wanted() {
@@ -157,6 +193,21 @@ launch() {
         -genv LD_LIBRARY_PATH "$BENCH_CH4LITE_AM_LIBDIR" \
         -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
         -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
+    ch4lite-ucx|ch4lite-ucx-am|ch4lite-ucx-tcp|ch4lite-ucx-am-tcp)
+      # The ucx netmod (full or active messages only), ch4lite's shm off so
+      # that UCX carries everything: UCX's shared memory (and cma) by
+      # default, tcp on loopback with -tcp (the same UCX_TLS as mpich-tcp).
+      case $l_cfg in
+        ch4lite-ucx-am*) l_lib=$BENCH_CH4LITE_UCX_AM_LIBDIR ;;
+        *) l_lib=$BENCH_CH4LITE_UCX_LIBDIR ;;
+      esac
+      case $l_cfg in
+        *-tcp) l_tls="-genv UCX_TLS tcp,self" ;;
+        *) l_tls="" ;;
+      esac
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 0 \
+        -genv LD_LIBRARY_PATH "$l_lib" $l_tls -genv UCX_NET_DEVICES lo \
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     mpich)
       # ch4:ucx: on-node data over UCX shared memory; any network lane on lo.
       $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$l_np" $hy_bind -genv UCX_NET_DEVICES lo \
@@ -168,6 +219,14 @@ launch() {
       $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$l_np" $om_bind \
         --mca pml ob1 --mca btl self,vader --mca btl_tcp_if_include lo \
         --mca oob_tcp_if_include lo -x BENCH_QUICK=$quick -x BENCH_IMPL="$l_cfg" $xenv "$@" ;;
+    ompi-ucx|ompi-ucx-tcp)
+      # The ucx PML (the same UCX as mpich and ch4lite-ucx). It selects
+      # itself only for InfiniBand transports unless told any will do.
+      case $l_cfg in *-tcp) l_tls="-x UCX_TLS=tcp,self" ;; *) l_tls="" ;; esac
+      $tmo_cmd "$BENCH_OMPIRUN" --allow-run-as-root --oversubscribe -np "$l_np" $om_bind \
+        --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any --mca osc ucx \
+        --mca btl self --mca oob_tcp_if_include lo \
+        -x UCX_NET_DEVICES=lo $l_tls -x BENCH_QUICK=$quick -x BENCH_IMPL="$l_cfg" $xenv "$@" ;;
     ompi-ofi)
       # cm PML + ofi MTL on the same provider as ch4lite-net. The ofi MTL
       # excludes "tcp" by default; naming the layered provider includes it.
@@ -303,10 +362,12 @@ while [ $r -lt "$rounds" ]; do
         elif [ -x "$path" ] && [ ! -e "$path.notbuilt" ]; then run "$name" $r "$name" $tmo_cmd "$path" $args
         elif [ $r = 1 ]; then note "skipped $name: not built"; fi ;;
       mpi)
+        area_name=$(awk -F '\t' -v n="$name" '$1 == n { print ($7 != "" ? $7 "/" : "") $1; exit }' "$bin/manifest.tsv")
         for c in $configs; do
           if [ "$launch_list" != default ]; then
             case " $launch_list " in *" $c "*) ;; *) continue ;; esac
           fi
+          ucx_only "$c" "$area_name" && continue
           impl=${c%%-*}
           prog="$bin/$impl/$name"
           if [ ! -x "$prog" ] || [ -e "$prog.notbuilt" ]; then

@@ -35,13 +35,15 @@ function(ch4lite_variant_config outdir netmod force_am)
   set(CH4LITE_NETMOD_NAME ${netmod})
   configure_file(${PROJECT_SOURCE_DIR}/src/netmod/active_netmod.hpp.in
                  ${outdir}/active_netmod.hpp @ONLY)
+  set(CH4LITE_FORCE_AM_VALUE ${CH4LITE_FORCE_AM_VALUE} PARENT_SCOPE)
 endfunction()
 
 function(ch4lite_add_mpi_library target libdir netmod force_am)
   set(gen ${CMAKE_BINARY_DIR}/generated/${target})
   ch4lite_variant_config(${gen} ${netmod} ${force_am})
   file(GLOB nm_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/netmod/${netmod}/*.cpp)
-  add_library(${target} SHARED ${CH4LITE_CORE_SOURCES} ${nm_sources})
+  add_library(${target} SHARED ${CH4LITE_CORE_SOURCES} ${nm_sources}
+    ${PROJECT_SOURCE_DIR}/src/netmod/exchange.cpp)
   target_include_directories(${target}
     PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     PRIVATE ${gen} ${PROJECT_SOURCE_DIR}/src)
@@ -55,6 +57,9 @@ function(ch4lite_add_mpi_library target libdir netmod force_am)
     target_precompile_headers(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/api/export.hpp
       ${CH4LITE_PCH_HEADERS})
   endif()
+  # Every file of the variant (the netmod's own .cpp files too, which do not
+  # include the generated header) sees the same build of the netmod.
+  target_compile_definitions(${target} PRIVATE CH4LITE_FORCE_AM=${CH4LITE_FORCE_AM_VALUE})
   target_compile_definitions(${target} PRIVATE CH4LITE_BUILDING_LIBMPI
     CH4LITE_VERSION_STRING="${PROJECT_VERSION}"
     CH4LITE_INSTALL_PREFIX="${CMAKE_INSTALL_PREFIX}")
@@ -67,6 +72,11 @@ function(ch4lite_add_mpi_library target libdir netmod force_am)
   target_compile_options(${target} PRIVATE ${FABRIC_CFLAGS_OTHER})
   target_link_libraries(${target} PRIVATE ch4lite_dame ch4lite_util PkgConfig::HWLOC
     Threads::Threads rt ${CMAKE_DL_LIBS})
+  # UCX is linked (its calls are exported functions, not operation tables
+  # as libfabric's): only into the ucx variants.
+  if(netmod STREQUAL "ucx")
+    target_link_libraries(${target} PRIVATE PkgConfig::UCX)
+  endif()
   # Every variant is named libmpi.so.1 so that programs built once run against
   # any of them; the forced-AM variant lives in its own directory.
   set_target_properties(${target} PROPERTIES OUTPUT_NAME mpi

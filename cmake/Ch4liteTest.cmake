@@ -44,6 +44,26 @@ endfunction()
 # through LD_LIBRARY_PATH (same soname, same ABI). shm on/off is a runtime
 # switch. The program can check which library it got: CH4LITE_EXPECT_PATH.
 set(CH4LITE_TEST_PATHS tagged am CACHE STRING "netmod paths MPI tests run on")
+# The ucx netmod's paths (test/mpi/ucx runs a subset of the programs on
+# them, shm off so that every message crosses the netmod): "ucx" is the
+# full netmod (native tagged), "ucx_am" the active-message-only stage; each
+# over UCX's default transports (shared memory and cma on this node) and
+# "_tcp" over tcp on loopback (UCX_TLS=tcp UCX_NET_DEVICES=lo).
+# (CH4LITE_UCX_LIBDIR / CH4LITE_UCX_AM_LIBDIR: the top-level CMakeLists.txt.)
+if(CH4LITE_NETMOD STREQUAL "ucx")
+  set(ucx_targets mpi mpi_am)
+else()
+  set(ucx_targets mpi_ucx mpi_ucx_am)
+endif()
+set(CH4LITE_UCX_TEST_PATHS)
+list(GET ucx_targets 0 t_full)
+list(GET ucx_targets 1 t_am)
+if(TARGET ${t_full})
+  list(APPEND CH4LITE_UCX_TEST_PATHS ucx ucx_tcp)
+endif()
+if(TARGET ${t_am})
+  list(APPEND CH4LITE_UCX_TEST_PATHS ucx_am ucx_am_tcp)
+endif()
 set(CH4LITE_TEST_SHM on off CACHE STRING "shm settings MPI tests run with")
 
 # ch4lite_genv(<out var> K=V ...) -> "-genv K V ..." for a launcher command.
@@ -133,6 +153,18 @@ function(ch4lite_mpi_test name)
           continue()
         endif()
         set(penv -genv LD_LIBRARY_PATH ${CH4LITE_AM_LIBDIR} -genv CH4LITE_EXPECT_PATH am)
+      elseif(path MATCHES "^ucx")
+        if(NOT path IN_LIST CH4LITE_UCX_TEST_PATHS)
+          continue()
+        endif()
+        if(path MATCHES "^ucx_am")
+          set(penv -genv LD_LIBRARY_PATH ${CH4LITE_UCX_AM_LIBDIR} -genv CH4LITE_EXPECT_PATH ucx_am)
+        else()
+          set(penv -genv LD_LIBRARY_PATH ${CH4LITE_UCX_LIBDIR} -genv CH4LITE_EXPECT_PATH ucx)
+        endif()
+        if(path MATCHES "_tcp$")
+          list(APPEND penv -genv UCX_TLS tcp -genv UCX_NET_DEVICES lo)
+        endif()
       else()
         set(penv -genv CH4LITE_EXPECT_PATH ${path})
       endif()

@@ -72,7 +72,17 @@ static void declare(void)
     bench_ratio(BW, "shm/best-peer", "ch4lite.MB_s", "max(mpich.MB_s,ompi.MB_s)");
     bench_goal(BW, "shm/best-peer", ">=", 1.0, "65536..4194304");
 
+    /* Issue 44: the ucx netmod against MPICH ch4:ucx (same UCX_TLS), and
+     * its active-message stage against the full netmod. */
+    bench_ratio(BW, "ucx/mpich", "ch4lite-ucx.MB_s", "mpich.MB_s");
+    bench_ratio(BW, "ucx-tcp/mpich-tcp", "ch4lite-ucx-tcp.MB_s", "mpich-tcp.MB_s");
+    bench_ratio(BW, "ucx-am/ucx", "ch4lite-ucx-am.MB_s", "ch4lite-ucx.MB_s");
+    bench_ratio(BW, "ucx/ompi-ucx", "ch4lite-ucx.MB_s", "ompi-ucx.MB_s");
+
     bench_table(RATE, "bytes", "message rate, window 64, 10^6 msg/s (higher is better)");
+    bench_ratio(RATE, "ucx/mpich", "ch4lite-ucx.Mmsg_s", "mpich.Mmsg_s");
+    bench_ratio(RATE, "ucx-tcp/mpich-tcp", "ch4lite-ucx-tcp.Mmsg_s", "mpich-tcp.Mmsg_s");
+    bench_ratio(RATE, "ucx-am/ucx", "ch4lite-ucx-am.Mmsg_s", "ch4lite-ucx.Mmsg_s");
     bench_ratio(RATE, "net/ompi-ofi", "ch4lite-net.Mmsg_s", "ompi-ofi.Mmsg_s");
     bench_ratio(RATE, "am/net", "ch4lite-am.Mmsg_s", "ch4lite-net.Mmsg_s");
     /* Issue 4: 8-byte message rate >= the better peer. */

@@ -84,6 +84,19 @@ static void declare(void)
      * forced active-message path against native tagged (opt-in ch4lite-am). */
     bench_ratio(TABLE, "ompi-ofi/fi_pingpong", "ompi-ofi.lat_us", "fi_pingpong.lat_us");
     bench_ratio(TABLE, "am/net", "ch4lite-am.lat_us", "ch4lite-net.lat_us");
+    /* Issue 44: the ucx netmod (shm off: UCX carries everything) against
+     * MPICH ch4:ucx over the same UCX and the same UCX_TLS, on the node
+     * (UCX's shared memory) and over tcp on loopback; its active-message
+     * stage against the full netmod (the cost of matching in the device). */
+    bench_ratio(TABLE, "ucx/mpich", "ch4lite-ucx.lat_us", "mpich.lat_us");
+    bench_goal(TABLE, "ucx/mpich", "<=", 1.0, "0..65536");
+    bench_ratio(TABLE, "ucx-tcp/mpich-tcp", "ch4lite-ucx-tcp.lat_us", "mpich-tcp.lat_us");
+    bench_goal(TABLE, "ucx-tcp/mpich-tcp", "<=", 1.0, "0..65536");
+    bench_ratio(TABLE, "ucx-am/ucx", "ch4lite-ucx-am.lat_us", "ch4lite-ucx.lat_us");
+    bench_goal(TABLE, "ucx-am/ucx", "<=", 1.3, "8..8");
+    bench_ratio(TABLE, "ucx-am-tcp/ucx-tcp", "ch4lite-ucx-am-tcp.lat_us", "ch4lite-ucx-tcp.lat_us");
+    bench_ratio(TABLE, "ucx/ompi-ucx", "ch4lite-ucx.lat_us", "ompi-ucx.lat_us");
+    bench_ratio(TABLE, "ucx-tcp/ompi-ucx-tcp", "ch4lite-ucx-tcp.lat_us", "ompi-ucx-tcp.lat_us");
 }
 
 int main(int argc, char **argv)

@@ -452,6 +452,20 @@ void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcep
     if (r->offset >= r->bytes) request_complete(r);
 }
 
+void* am_data_dest(const data_hdr& h, std::size_t len) noexcept {
+    request* r = request_from_id(h.rreq_id);
+    if (!r || r->dt || h.offset > r->bytes || len > r->bytes - h.offset) return nullptr;
+    return static_cast<std::byte*>(r->buf) + h.offset;
+}
+
+void am_data_landed(const data_hdr& h, std::size_t len, status result) noexcept {
+    request* r = request_from_id(h.rreq_id);
+    if (!r) return;
+    if (result != status::ok) request_fail(r, result);
+    r->offset += len;
+    if (r->offset >= r->bytes) request_complete(r);
+}
+
 bool am_iprobe(uint32_t ctx, int rank, int tag, int& src_rank, int& src_tag,
                std::size_t& bytes) noexcept {
     unexpected_msg* m = queues().find_unexpected(ctx, rank, tag);

@@ -119,6 +119,11 @@ void am_on_rts(int src, const rts_hdr& h, uint64_t raddr) noexcept;
 void am_on_cts(const cts_hdr& h) noexcept;
 void am_on_tcts(const cts_hdr& h) noexcept;  // CTS answering a native tagged RTS
 void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcept;
+// A netmod's rendezvous payload of a data chunk (netmod.hpp,
+// am_payload_dest): where the chunk goes in a contiguous receive buffer, or
+// nullptr (a typed receive: then am_on_data unpacks it), and its arrival.
+void* am_data_dest(const data_hdr& h, std::size_t len) noexcept;
+void am_data_landed(const data_hdr& h, std::size_t len, status result) noexcept;
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept;
 void am_on_split(int src, const split_hdr& h) noexcept;       // sender: write a part
 void am_on_split_done(int src, const split_hdr& h) noexcept;  // receiver: it was written

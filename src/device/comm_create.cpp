@@ -43,6 +43,12 @@ void reap() noexcept {
     });
 }
 
+}  // namespace
+
+void comms_reap() noexcept { reap(); }
+
+namespace {
+
 // A new communicator with a handle, for the members of g (I am one); its
 // context id comes later.
 status make_comm(const comm& parent, const group& g, comm*& out) noexcept {

@@ -37,6 +37,10 @@ status comm_split(comm& parent, int color, int key, comm*& out, bool offer = tru
 // on while a request still refers to it: MPI lets pending operations of a
 // freed communicator complete.
 void comm_release(comm* c) noexcept;
+// Deletes freed communicators no request refers to any more and releases
+// their context ids (done at every creation; garbage collection calls it
+// too, device/pool_gc.cpp).
+void comms_reap() noexcept;
 
 // MPI_IDENT, MPI_CONGRUENT, MPI_SIMILAR or MPI_UNEQUAL.
 int comm_compare(const comm& a, const comm& b) noexcept;

@@ -6,6 +6,7 @@
 
 #include "dame/type.hpp"
 #include "coll/coll.hpp"
+#include "device/device.hpp"
 
 namespace ch4lite::dev {
 
@@ -79,6 +80,14 @@ bool context_id_take(const uint64_t* common, int words, uint32_t* ids, int n) no
     if (found < n) return false;
     for (int i = 0; i < n; ++i) g_mask[ids[i] / 64] &= ~(uint64_t{1} << (ids[i] % 64));
     return true;
+}
+
+bool context_stale(uint32_t ctx) noexcept {
+    const uint32_t id = ctx >> 1;
+    // A blocking allocation in progress (offer_scope) or a nonblocking one
+    // (MPI_Comm_idup's agreement runs as a collective schedule) may be about
+    // to take the id while peers that finished it already send on it.
+    return g_offers == 0 && g_dev.sched_active == 0 && id < max_context_ids && (g_mask[id / 64] >> (id % 64) & 1);
 }
 
 int context_ids_free() noexcept {

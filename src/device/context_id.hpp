@@ -56,5 +56,10 @@ bool context_id_offers_pending() noexcept;
 bool context_id_reserve(uint32_t id) noexcept;
 // Ids free on this process.
 int context_ids_free() noexcept;
+// Whether messages of communicator context `ctx` (id << 1 | collective)
+// can only be stale: its id is free here and no allocation, blocking or
+// nonblocking (which may be about to take it, with peers already sending
+// on it), is in progress.
+bool context_stale(uint32_t ctx) noexcept;
 
 }  // namespace ch4lite::dev

@@ -26,18 +26,17 @@ status reissue(request* r) noexcept {
     switch (r->deferred_op) {
         case dop_native_isend:
             if constexpr (native_tagged)
-                return g_dev.nm.isend(r->peer, nm::match{r->context, r->match_rank, r->tag},
-                                      r->buf, r->capacity,
-                                      (r->flags & rf_sync) ? nm::send_sync : nm::send_default,
-                                      &r->nm);
+                return nm::opt::isend(
+                    g_dev.nm, r->peer, nm::match{r->context, r->match_rank, r->tag}, r->buf,
+                    r->capacity, (r->flags & rf_sync) ? nm::send_sync : nm::send_default, &r->nm);
             return status::intern;
         case dop_native_irecv:
             if constexpr (native_tagged) {
                 void* buf;
                 std::size_t len;
                 native_recv_buffer(r, buf, len);
-                return g_dev.nm.irecv(
-                    r->peer < 0 ? nm::any : r->peer,
+                return nm::opt::irecv(
+                    g_dev.nm, r->peer < 0 ? nm::any : r->peer,
                     nm::match{r->context, r->match_rank < 0 ? nm::any : r->match_rank,
                               r->match_tag < 0 ? nm::any : r->match_tag},
                     buf, len, &r->nm);
@@ -102,7 +101,14 @@ int drain(util::ilist<request, &request::qlink>& q, uint32_t& count) noexcept {
 }  // namespace
 
 int deferred_progress() noexcept {
-    return drain(g_deferred_send, g_dev.deferred_sends) + drain(g_deferred_recv, g_dev.deferred_recvs);
+    // Not nested (a pool's garbage collection may poll from inside a
+    // re-issue): the operation at the front would be issued twice.
+    static bool draining = false;
+    if (draining) return 0;
+    draining = true;
+    const int n = drain(g_deferred_send, g_dev.deferred_sends) + drain(g_deferred_recv, g_dev.deferred_recvs);
+    draining = false;
+    return n;
 }
 
 status send_ctrl(int peer, uint8_t handler, const void* hdr, std::size_t hlen) noexcept {

@@ -13,6 +13,7 @@
 #include "dame/stream.hpp"
 #include "device/comm.hpp"
 #include "device/match_queue.hpp"
+#include "device/pool_gc.hpp"
 #include "device/progress.hpp"
 #include "device/request.hpp"
 #include "device/typed.hpp"
@@ -126,7 +127,7 @@ void init_protocol_limits() {
 // (tagged_usable(): the same provider, hence the same answer, everywhere).
 void init_p2p_mode() {
     const bool shared_nodes = g_dev.boot.num_nodes() < g_dev.world_size;
-    g_dev.device_matching = !native_tagged || !g_dev.nm.tagged_usable() ||
+    g_dev.device_matching = !native_tagged || !nm::opt::tagged_usable(g_dev.nm) ||
                             (shm::transport::enabled() && shared_nodes);
     g_dev.nm_quiet = !g_dev.nm_open ||
                      (g_dev.device_matching && g_dev.shm.local_ranks() == g_dev.world_size);
@@ -151,6 +152,7 @@ status init(int required, int& provided, std::string& error) {
     }
     init_protocol_limits();
     comms_init(g_dev.world_rank, g_dev.world_size);
+    register_pool_gc_hooks();
     s = g_dev.shm.init(g_dev.boot, error);
     if (s != status::ok) return s;
     // Every rank of the job in this node's segment: the segment's ranks all
@@ -203,6 +205,7 @@ status finalize() {
     if (g_dev.print_stats && (g_dev.idle.preemptions || g_dev.idle.sleeps))
         std::fprintf(stderr, "ch4lite: stats rank %d: waits preempted %" PRIu64 ", sleeps %" PRIu64 "\n",
                      g_dev.world_rank, g_dev.idle.preemptions, g_dev.idle.sleeps);
+    if (g_dev.print_stats) print_pool_stats();
     if (g_dev.print_stats && dame::stream_moves())
         std::fprintf(stderr, "ch4lite: stats rank %d: datatype moves streamed %" PRId64 "\n",
                      g_dev.world_rank, dame::stream_moves());

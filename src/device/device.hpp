@@ -6,6 +6,7 @@
 #include <string>
 
 #include "active_netmod.hpp"
+#include "netmod/optional.hpp"
 #include "device/bootstrap.hpp"
 #include "device/idle.hpp"
 #include "shm/shm.hpp"

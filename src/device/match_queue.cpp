@@ -76,6 +76,20 @@ std::size_t match_queues::unexpected_count() const noexcept {
     return n;
 }
 
+std::size_t match_queues::drop_unexpected_if(bool (*stale)(uint32_t ctx)) noexcept {
+    std::size_t n = 0;
+    for (std::size_t c = 0; c < by_ctx_.size(); ++c) {
+        ctx_lists* l = by_ctx_[c].get();
+        if (!l || l->unexpected.empty() || !stale(static_cast<uint32_t>(c))) continue;
+        while (unexpected_msg* m = l->unexpected.pop_front()) {
+            m->release_data();
+            unexpected_pool().free(m);
+            ++n;
+        }
+    }
+    return n;
+}
+
 void match_queues::clear() noexcept {
     for (auto& l : by_ctx_) {
         if (!l) continue;

@@ -69,6 +69,10 @@ class match_queues {
     // Removes a posted receive (cancel). False if it is no longer posted.
     bool unpost(request* r) noexcept;
     std::size_t unexpected_count() const noexcept;
+    // Frees the unexpected messages of every context for which stale(ctx)
+    // says nobody can receive them any more (garbage collection,
+    // device/pool_gc.cpp); returns how many.
+    std::size_t drop_unexpected_if(bool (*stale)(uint32_t ctx)) noexcept;
     // Cheap emptiness tests of one context's queues (dev::recv_direct).
     bool posted_empty(uint32_t ctx) const noexcept {
         const ctx_lists* l = ctx < by_ctx_.size() ? by_ctx_[ctx].get() : nullptr;

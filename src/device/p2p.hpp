@@ -58,8 +58,9 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
 // (buf, len), behind any deferred sends (which re-issue r->buf, r->capacity).
 [[gnu::always_inline]] inline status native_post_send(request* r, const void* buf, std::size_t len) noexcept {
     if (!deferred_sends_empty()) return defer(r, dop_native_isend);
-    const status s = g_dev.nm.isend(r->peer, nm::match{r->context, r->match_rank, r->tag}, buf, len,
-                                    (r->flags & rf_sync) ? nm::send_sync : nm::send_default, &r->nm);
+    const status s =
+        nm::opt::isend(g_dev.nm, r->peer, nm::match{r->context, r->match_rank, r->tag}, buf, len,
+                       (r->flags & rf_sync) ? nm::send_sync : nm::send_default, &r->nm);
     return start_result(r, s, dop_native_isend);
 }
 
@@ -68,9 +69,10 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
 [[gnu::always_inline]] inline status native_post_recv(request* r, void* buf, std::size_t len) noexcept {
     if (!deferred_recvs_empty()) return defer(r, dop_native_irecv);
     const int rank = r->match_rank, tag = r->match_tag;
-    const status s = g_dev.nm.irecv(
-        r->peer < 0 ? nm::any : r->peer,
-        nm::match{r->context, rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag}, buf, len, &r->nm);
+    const status s =
+        nm::opt::irecv(g_dev.nm, r->peer < 0 ? nm::any : r->peer,
+                       nm::match{r->context, rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag},
+                       buf, len, &r->nm);
     return start_result(r, s, dop_native_irecv);
 }
 
@@ -275,11 +277,14 @@ inline bool iprobe(comm& c, int rank, int tag, int& src_rank, int& src_tag,
                    std::size_t& bytes) noexcept {
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
+            // The netmod's probe polls only the netmod: operations the
+            // device holds back (back-pressure) must move too.
+            if (!deferred_empty()) (void)deferred_progress();
             nm::recv_info info{};
             const int peer = rank == MPI_ANY_SOURCE ? nm::any : c.lpid(rank);
-            const bool found = g_dev.nm.iprobe(
-                peer, nm::match{c.ctx_p2p(), rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag},
-                info);
+            const bool found = nm::opt::iprobe(
+                g_dev.nm, peer,
+                nm::match{c.ctx_p2p(), rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag}, info);
             if (found) {
                 src_rank = info.rank;
                 src_tag = info.tag;

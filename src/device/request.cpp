@@ -33,7 +33,7 @@ bool cancel_recv(request* r) noexcept {
     if (r->flags & rf_rndv) return false;    // matched a native RTS: the data is coming
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) {
-            if (!g_dev.nm.cancel_recv(&r->nm)) return false;
+            if (!nm::opt::cancel_recv(g_dev.nm, &r->nm)) return false;
             r->cancelled = true;
             request_complete(r);
             return true;

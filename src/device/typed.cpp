@@ -132,7 +132,7 @@ std::size_t iov_seg_min() noexcept {
 int native_iov_fill(const request* r, nm::iov* v) noexcept {
     if constexpr (native_iov_cap > 0) {
         const int64_t lim = static_cast<int64_t>(
-            std::min<std::size_t>(native_iov_cap, g_dev.nm.tagged_iov_max()));
+            std::min<std::size_t>(native_iov_cap, nm::opt::tagged_iov_max(g_dev.nm)));
         const dame::iov_result got =
             dame::to_iov(*r->dt, r->buf, r->count, 0, reinterpret_cast<dame::iov_seg*>(v), lim,
                          static_cast<int64_t>(r->capacity));
@@ -151,7 +151,7 @@ bool native_iov_fits(const request* r) noexcept {
         const int64_t segs = dame::iov_count(*r->dt, r->count);
         return r->capacity > 0 && segs > 0 &&
                static_cast<std::size_t>(segs) <=
-                   std::min<std::size_t>(native_iov_cap, g_dev.nm.tagged_iov_max()) &&
+                   std::min<std::size_t>(native_iov_cap, nm::opt::tagged_iov_max(g_dev.nm)) &&
                static_cast<std::size_t>(segs) * iov_seg_min() <= r->capacity;
     }
     (void)r;
@@ -165,8 +165,8 @@ status native_issue_recvv(request* r) noexcept {
         const int n = native_iov_fill(r, v);
         if (n == 0) return status::intern;
         const int rank = r->match_rank, tag = r->match_tag;
-        return g_dev.nm.irecvv(
-            r->peer < 0 ? nm::any : r->peer,
+        return nm::opt::irecvv(
+            g_dev.nm, r->peer < 0 ? nm::any : r->peer,
             nm::match{r->context, rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag}, v, n,
             &r->nm);
     }
@@ -249,8 +249,8 @@ status native_reissue_rts(request* r) noexcept {
     if constexpr (native_tagged) {
         const uint64_t data = (static_cast<uint64_t>(r->capacity) << (rts_index_bits + 1)) |
                               (r->dt ? 0 : rts_contig_bit) | r->pool_index;
-        return g_dev.nm.isend_rts(r->peer, nm::match{r->context, r->match_rank, r->tag}, data,
-                                  &r->nm);
+        return nm::opt::isend_rts(g_dev.nm, r->peer, nm::match{r->context, r->match_rank, r->tag},
+                                  data, &r->nm);
     }
     return status::intern;
 }
@@ -294,7 +294,7 @@ void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept {
         } else if (n > 0 && !r->dt && (data & rts_contig_bit)) {
             // Both buffers contiguous: one tagged message straight into ours.
             r->nm = {};
-            if (g_dev.nm.irecv(src, tdata_match(request_id(r)), r->buf, n, &r->nm) ==
+            if (nm::opt::irecv(g_dev.nm, src, tdata_match(request_id(r)), r->buf, n, &r->nm) ==
                 status::in_progress) {
                 r->flags |= rf_tdata;
                 ask |= tcts_tagged;
@@ -319,8 +319,8 @@ void native_on_rts(request* r, int src_rank, int tag, uint64_t data) noexcept {
 
 status native_issue_tchunk(request* child) noexcept {
     if constexpr (native_tagged)
-        return g_dev.nm.irecv(child->peer, tdata_match(request_id(child->parent)), child->buf,
-                              child->capacity, &child->nm);
+        return nm::opt::irecv(g_dev.nm, child->peer, tdata_match(request_id(child->parent)),
+                              child->buf, child->capacity, &child->nm);
     return status::intern;
 }
 
@@ -435,8 +435,8 @@ void tchunk_send_pump(request* s) noexcept {
 
 status native_reissue_tdata(request* child) noexcept {
     if constexpr (native_tagged)
-        return g_dev.nm.isend(child->peer, tdata_match(child->parent->remote_id), child->buf,
-                              child->capacity, nm::send_default, &child->nm);
+        return nm::opt::isend(g_dev.nm, child->peer, tdata_match(child->parent->remote_id),
+                              child->buf, child->capacity, nm::send_default, &child->nm);
     return status::intern;
 }
 

@@ -98,6 +98,24 @@ void nm_recv_done<nm_state>(nm_state* st, const nm::recv_info& info, status resu
     request_complete(r);
 }
 
+void* am_payload_dest(int src, uint8_t handler, const void* hdr, std::size_t hlen,
+                      std::size_t plen) noexcept {
+    // Only rendezvous chunks: they name their receive and offset, so their
+    // order among the other messages does not matter.
+    data_hdr h;
+    if (handler != am_data || hlen < sizeof h) return nullptr;
+    __builtin_memcpy(&h, hdr, sizeof h);
+    (void)src;
+    return am_data_dest(h, plen);
+}
+
+void am_payload_landed(int src, uint8_t handler, const void* hdr, std::size_t hlen,
+                       std::size_t plen, status result) noexcept {
+    data_hdr h;
+    if (!load(h, hdr, hlen, src, handler)) return;
+    am_data_landed(h, plen, result);
+}
+
 void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
                  const void* payload, std::size_t plen) noexcept {
     // Headers arrive in netmod buffers without alignment guarantees: copy,

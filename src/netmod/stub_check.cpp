@@ -2,4 +2,4 @@
 // Compiled in every build: proves the stub still satisfies the contract.
 #include "active_netmod.hpp"
 
-static_assert(ch4lite::nm::netmod<ch4lite::nm::stub::netmod>);
+static_assert(ch4lite::nm::check_contract<ch4lite::nm::stub::netmod>());

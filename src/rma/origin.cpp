@@ -51,6 +51,15 @@ std::size_t zcopy_min() noexcept {
     return v;
 }
 
+// A zero-copy put sends its record and the origin's bytes as two payload
+// segments: shm takes any number, a netmod only if it declares payload
+// IOVs (netmod.hpp, caps.am_payload_iov); else the bytes are copied into
+// the message like any other put's.
+bool two_segments(int lpid) noexcept {
+    if (dev::g_dev.shm.local(lpid)) return true;
+    return active_netmod::caps.am_payload_iov && active_netmod::caps.iov_limit >= 2;
+}
+
 // Contiguous transfers from this size to a node peer go by cross-memory
 // attach (CH4LITE_RMA_CMA_MIN).
 uint64_t cma_min() noexcept {
@@ -428,7 +437,8 @@ bool cma_split_put(win& w, const buf_spec& o, const target_spec& ts, uint64_t to
 // A put's records: large contiguous ones zero copy from the user's buffer
 // in message-sized pieces, the rest packed.
 status put_records(win& w, const buf_spec& o, const target_spec& ts, uint64_t total) noexcept {
-    if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min()) {
+    if (o.t->contiguous() && ts.t->contiguous() && total >= zcopy_min() &&
+        two_segments(w.lpid(ts.rank))) {
         const std::size_t piece = batch_limit(w, ts.rank) - sizeof(rec);
         const auto* src = static_cast<const std::byte*>(o.buf) + o.t->true_lb();
         const uint64_t disp = ts.disp + static_cast<uint64_t>(ts.t->true_lb());

@@ -12,7 +12,9 @@ object_pool<pack_buffer> g_pack_pool;
 
 object_pool<pack_buffer>& pack_buffer_pool() noexcept { return g_pack_pool; }
 
-status pack_buffers_init() { return g_pack_pool.init(pool_config_from_env({"PACK", 2, 2, 64})); }
+// Collection stops at aggressive non-blocking by default: waiting for a
+// pack buffer is never worth it, the heap backs the pool up.
+status pack_buffers_init() { return g_pack_pool.init(pool_config_from_env({"PACK", 2, 2, 64, 2})); }
 
 void pack_buffers_finalize() noexcept { g_pack_pool.destroy(); }
 

@@ -23,7 +23,8 @@ struct pack_buffer : counted_object {
 };
 
 object_pool<pack_buffer>& pack_buffer_pool() noexcept;
-// Sets the pool up from the environment (min 2, chunk 2, max 64 by default).
+// Sets the pool up from the environment (min 2, chunk 2, max 64, GC up to
+// nonblocking by default).
 status pack_buffers_init();
 void pack_buffers_finalize() noexcept;
 

@@ -4,7 +4,7 @@
 //   - active messages: untagged fi_send/fi_sendv into multi-receive buffers
 //     (mandatory service)
 //   - native tagged send/receive: fi_tsend/fi_trecv with the match bits of
-//     ofi_tag.hpp, scatter receives with fi_trecvv (optional services; off
+//     netmod/tagbits.hpp, scatter receives with fi_trecvv (optional services; off
 //     when CH4LITE_FORCE_AM)
 //   - native RMA: fi_writemsg (delivery complete) / fi_readmsg into memory
 //     registered with fi_mr_reg (optional service; off when the provider
@@ -25,13 +25,15 @@
 #include <vector>
 
 #include "netmod/netmod.hpp"
-#include "netmod/ofi/ofi_tag.hpp"
+#include "netmod/tagbits.hpp"
 
 #ifndef CH4LITE_FORCE_AM
 #define CH4LITE_FORCE_AM 0
 #endif
 
 namespace ch4lite::nm::ofi {
+
+namespace tagbits = nm::tagbits;
 
 // Kinds of completion contexts; every context starts with an op_ctx.
 enum class op_kind : uint8_t {
@@ -92,11 +94,17 @@ class netmod {
 
     // ---- progress -----------------------------------------------------------
     int progress() {
+        // Not nested (a pool's garbage collection may poll from inside a
+        // completion handler): completions read later would be handled
+        // before the rest of this batch, active messages out of order.
+        if (__builtin_expect(polling_, 0)) return 0;
         if (__builtin_expect(!repost_.empty(), 0)) retry_reposts();
         fi_cq_tagged_entry e[16];
         const ssize_t n = fi_cq_read(cq_, e, 16);
         if (n > 0) {
+            polling_ = true;
             for (ssize_t i = 0; i < n; ++i) on_completion(e[i]);
+            polling_ = false;
             return static_cast<int>(n);
         }
         if (n == -FI_EAGAIN) return 0;
@@ -110,7 +118,9 @@ class netmod {
         for (int i = 0; i < niov; ++i) plen += payload[i].len;
         const am_wire w{handler, static_cast<uint8_t>(hlen), 0, rank_};
         const std::size_t total = sizeof w + hlen + plen;
-        if (total <= inject_) {  // copy out now: no completion, buffers free at once
+        // (total <= max_inject always holds when total <= inject_; saying so
+        // lets GCC see that the copies fit buf.)
+        if (total <= inject_ && total <= max_inject) {  // copy out now: no completion, buffers free at once
             alignas(8) std::byte buf[max_inject];
             std::memcpy(buf, &w, sizeof w);
             if (hlen) std::memcpy(buf + sizeof w, hdr, hlen);  // hdr/base may be null when empty
@@ -261,6 +271,7 @@ class netmod {
     int size_ = 1;
     std::size_t inject_ = 0;  // provider's inject size, capped at max_inject
     bool multi_recv_ = false; // AM buffers are multi-receive (else one message each)
+    bool polling_ = false;    // inside progress(): handling a batch of completions
     bool tagged_ok_ = false;  // native tagged path usable with this provider
     std::size_t tagged_iov_ = 0;  // segments irecvv takes (provider's rx iov_limit)
     bool rma_ok_ = false;     // the provider does FI_RMA and CH4LITE_OFI_RMA allows it

@@ -36,7 +36,8 @@ class netmod {
     int progress() { return 0; }
     status am_send(int peer, uint8_t handler, const void* hdr, std::size_t hlen,
                    const iov* payload, int niov, request_state* st);
-    const char* provider() const { return "none"; }
+    // "" until init() succeeded (the device reports the netmod as not opened).
+    const char* provider() const { return ""; }
 };
 
 }  // namespace ch4lite::nm::stub

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// Garbage collection of the device's memory-object pools (util/pool.hpp):
+// the hooks each pool runs, mode by mode, when it is at its maximum and an
+// allocation would fail (docs/architecture.md, "Memory-object pools").
+//
+//   pool         simple                    aggressive non-blocking   aggressive blocking
+//   requests     (nothing cached)          poll what completed       progress until one returns,
+//                                                                    CH4LITE_POOL_GC_WAIT_MS at most
+//                (both only while released requests are in flight:
+//                 the others return only when the application waits)
+//   unexpected   messages of freed         (nothing more)            (nothing more: only receives
+//   messages     communicators (stale;                               return them)
+//                their ids reaped first)
+//   pack buffers the heap staging cache    poll what completed       as for requests (off by
+//                (heap, not the pool)                                default: the heap backs it up)
+//
+// A hook that drives progress may run inside progress (an allocation in a
+// message handler): the transports and the deferred queue refuse nested
+// polls (shm, ucx, ofi and device/deferred.cpp guard themselves), so the
+// nested call only polls what is not already being polled.
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+
+#include "device/comm_create.hpp"
+#include "device/context_id.hpp"
+#include "device/match_queue.hpp"
+#include "device/pool_gc.hpp"
+#include "device/progress.hpp"
+#include "device/request.hpp"
+#include "device/typed.hpp"
+#include "util/env.hpp"
+#include "util/pool_buffer.hpp"
+
+namespace ch4lite::dev {
+
+namespace {
+
+std::chrono::milliseconds wait_limit() noexcept {
+    static const auto v = std::chrono::milliseconds(
+        std::max<int64_t>(util::env_int("CH4LITE_POOL_GC_WAIT_MS", 1000), 0));
+    return v;
+}
+
+// Polls until `pool` has an object free again: `polls` polls at most
+// (non-blocking), or until wait_limit() passed (blocking).
+template <class T>
+void poll_until_free(util::object_pool<T>& pool, int polls, bool blocking) noexcept {
+    const uint32_t before = pool.in_use();
+    const auto until = std::chrono::steady_clock::now() + wait_limit();
+    unsigned idle = 0;
+    for (int i = 0;; ++i) {
+        if (pool.in_use() < before) return;
+        if (!blocking && i >= polls) return;
+        if (blocking && (i & 63) == 0 && std::chrono::steady_clock::now() >= until) return;
+        if (progress() == 0 && blocking) idle_step(idle);
+    }
+}
+
+// Requests that return to the pool by themselves when their operation
+// completes: released by their owner (MPI_Request_free, the device's own
+// internal operations). Others come back only when the application waits
+// for them, so polling for them would be in vain.
+bool requests_returning() noexcept {
+    bool any = false;
+    request_pool().for_each_in_use([&](const request* r) { any |= (r->flags & rf_released) != 0; });
+    return any;
+}
+
+void request_hook(util::gc_mode mode, void*) {
+    if (mode != util::gc_mode::simple && !requests_returning()) return;
+    switch (mode) {
+        case util::gc_mode::simple: return;  // requests are never cached
+        case util::gc_mode::aggressive_nonblocking:
+            poll_until_free(request_pool(), 1024, false);
+            return;
+        case util::gc_mode::aggressive_blocking:
+            poll_until_free(request_pool(), 0, true);
+            return;
+    }
+}
+
+void unexpected_hook(util::gc_mode mode, void*) {
+    if (mode != util::gc_mode::simple) return;
+    comms_reap();  // freed communicators' context ids become free
+    (void)queues().drop_unexpected_if(context_stale);
+}
+
+void pack_hook(util::gc_mode mode, void*) {
+    switch (mode) {
+        case util::gc_mode::simple: stage_cache_release(); return;
+        case util::gc_mode::aggressive_nonblocking:
+            poll_until_free(util::pack_buffer_pool(), 1024, false);
+            return;
+        case util::gc_mode::aggressive_blocking:
+            poll_until_free(util::pack_buffer_pool(), 0, true);
+            return;
+    }
+}
+
+template <class T>
+void print(const char* name, const util::object_pool<T>& p) {
+    const util::pool_stats& s = p.stats();
+    std::fprintf(stderr,
+                 "ch4lite: stats rank %d: pool %s: max %u, failures %" PRIu64
+                 ", gc runs %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", rescues %" PRIu64 "/%" PRIu64
+                 "/%" PRIu64 " (simple/non-blocking/blocking)\n",
+                 g_dev.world_rank, name, p.max_count(), s.failures, s.gc_runs[0], s.gc_runs[1],
+                 s.gc_runs[2], s.gc_rescues[0], s.gc_rescues[1], s.gc_rescues[2]);
+}
+
+}  // namespace
+
+void register_pool_gc_hooks() noexcept {
+    request_pool().register_gc_hook(request_hook, nullptr);
+    unexpected_pool().register_gc_hook(unexpected_hook, nullptr);
+    util::pack_buffer_pool().register_gc_hook(pack_hook, nullptr);
+}
+
+void print_pool_stats() noexcept {
+    print("REQUEST", request_pool());
+    print("UNEXPECTED", unexpected_pool());
+    print("PACK", util::pack_buffer_pool());
+}
+
+}  // namespace ch4lite::dev
