@@ -30,7 +30,7 @@ bool native_improbe(comm& c, int rank, int tag, message& out, status& err) noexc
         const uint32_t ctx = c.ctx_p2p();
         nm::recv_info info{};
         const int peer = rank == MPI_ANY_SOURCE ? nm::any : c.lpid(rank);
-        if (!g_dev.nm.iprobe(peer, nm::match{ctx, rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag},
+        if (!nm::opt::iprobe(g_dev.nm, peer, nm::match{ctx, rank < 0 ? nm::any : rank, tag < 0 ? nm::any : tag},
                              info))
             return false;
         request* r = request_alloc(req_kind::internal, 1);
@@ -54,7 +54,7 @@ bool native_improbe(comm& c, int rank, int tag, message& out, status& err) noexc
         r->buf = r->stage;
         r->capacity = n;
         r->nm = {};
-        const status s = g_dev.nm.irecv(r->peer, nm::match{ctx, info.rank, info.tag}, r->buf, n, &r->nm);
+        const status s = nm::opt::irecv(g_dev.nm, r->peer, nm::match{ctx, info.rank, info.tag}, r->buf, n, &r->nm);
         if (s == status::again) {
             (void)defer(r, dop_native_irecv);  // first in the queue: nothing overtakes it
         } else if (s != status::in_progress) {
