@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian packages ch4lite needs, if any are missing. Idempotent
 # and quiet when everything is present.
-#   required: build tools, libfabric, hwloc, GoogleTest
+#   required: build tools, libfabric, hwloc, GoogleTest, PMIx headers (libmpi
+#             loads libpmix only when a PMIx launcher starts it)
 #   optional (side-by-side benchmarks and launcher-compatibility tests):
 #             MPICH (Hydra) and Open MPI; skip with CH4LITE_NO_PEERS=1
 set -eu
-required="cmake g++ make pkg-config libfabric-dev libfabric-bin libhwloc-dev hwloc googletest libgtest-dev"
+required="cmake g++ make pkg-config libfabric-dev libfabric-bin libhwloc-dev hwloc googletest libgtest-dev libpmix-dev"
 peers="mpich libmpich-dev openmpi-bin libopenmpi-dev"
 want="$required"
 [ "${CH4LITE_NO_PEERS:-0}" = 1 ] || want="$want $peers"
