@@ -13,6 +13,7 @@
 #include "dame/stream.hpp"
 #include "device/comm.hpp"
 #include "device/match_queue.hpp"
+#include "device/reach_check.hpp"
 #include "device/progress.hpp"
 #include "device/request.hpp"
 #include "device/typed.hpp"
@@ -149,6 +150,7 @@ status init(int required, int& provided, std::string& error) {
     }
     init_protocol_limits();
     comms_init(g_dev.world_rank, g_dev.world_size);
+    publish_host_name();
     s = g_dev.shm.init(g_dev.boot, error);
     if (s != status::ok) return s;
     // Every rank of the job in this node's segment: the segment's ranks all
@@ -168,6 +170,8 @@ status init(int required, int& provided, std::string& error) {
         }
     }
     init_p2p_mode();
+    s = check_reach(error);
+    if (s != status::ok) return s;
     {
         const auto& b = g_dev.boot.stats();
         util::verbose("bootstrap: %s: %llu put(s), %llu fence(s), %llu get(s), %llu round trip(s) "
