@@ -36,8 +36,6 @@ struct api {
     decltype(&::PMIx_Value_destruct) value_destruct;
     decltype(&::PMIx_Error_string) error_string;
     decltype(&::PMIx_Get_version) get_version;
-    decltype(&::PMIx_Resolve_nodes) resolve_nodes;
-    decltype(&::PMIx_Resolve_peers) resolve_peers;
     decltype(&::PMIx_Register_event_handler) register_event_handler;
 };
 
@@ -70,8 +68,6 @@ bool load(std::string& error) {
         !bind(h, "PMIx_Value_destruct", f.value_destruct, missing) ||
         !bind(h, "PMIx_Error_string", f.error_string, missing) ||
         !bind(h, "PMIx_Get_version", f.get_version, missing) ||
-        !bind(h, "PMIx_Resolve_nodes", f.resolve_nodes, missing) ||
-        !bind(h, "PMIx_Resolve_peers", f.resolve_peers, missing) ||
         !bind(h, "PMIx_Register_event_handler", f.register_event_handler, missing)) {
         error.assign("PMIx: ").append(file).append(" lacks ").append(missing);
         ::dlclose(h);
@@ -224,41 +220,34 @@ status pmix_client::get(int rank, const std::string& name, std::vector<std::byte
 }
 
 bool pmix_client::node_map(std::vector<int>& node_of, int& num_nodes, std::string& error) {
-    char* list = nullptr;
-    if (pmix_status_t rc = g_fns.resolve_nodes(p_->me.nspace, &list); rc != PMIX_SUCCESS || !list) {
-        error = say("PMIx_Resolve_nodes failed", rc);
-        std::free(list);
-        return false;
-    }
-    std::vector<std::string> nodes;
-    for (char* save = nullptr, *t = ::strtok_r(list, ",", &save); t; t = ::strtok_r(nullptr, ",", &save))
-        nodes.emplace_back(t);
-    std::free(list);
-    std::vector<int> raw(static_cast<std::size_t>(size_), -1);
-    for (std::size_t n = 0; n < nodes.size(); ++n) {
-        pmix_proc_t* procs = nullptr;
-        size_t np = 0;
-        if (g_fns.resolve_peers(nodes[n].c_str(), p_->me.nspace, &procs, &np) != PMIX_SUCCESS) {
-            std::free(procs);
-            continue;
-        }
-        for (size_t i = 0; i < np; ++i)
-            if (procs[i].rank < static_cast<pmix_rank_t>(size_)) raw[procs[i].rank] = static_cast<int>(n);
-        std::free(procs);
-    }
-    // Dense ids in order of first appearance by rank, like PMI_process_mapping.
-    std::vector<int> dense(nodes.size(), -1);
+    // The host of every rank, from the job data the server handed to the
+    // local library (no round trip). PMIx_Resolve_peers would do too, but
+    // deadlocks in libpmix 4.2.2 under Open MPI 4.1 when the job spans hosts.
+    pmix_info_t info;
+    set_bool_info(info, PMIX_OPTIONAL, true);
+    pmix_proc_t p{};
+    std::memcpy(p.nspace, p_->me.nspace, sizeof p.nspace);
+    std::vector<std::string> hosts;
     node_of.assign(static_cast<std::size_t>(size_), 0);
     num_nodes = 0;
     for (int r = 0; r < size_; ++r) {
-        const int n = raw[static_cast<std::size_t>(r)];
-        if (n < 0) {
-            error = "PMIx: the job map places no node for rank " + std::to_string(r);
+        p.rank = static_cast<pmix_rank_t>(r);
+        pmix_value_t* v = nullptr;
+        const pmix_status_t rc = g_fns.get(&p, PMIX_HOSTNAME, &info, 1, &v);
+        if (rc != PMIX_SUCCESS || !v || v->type != PMIX_STRING || !v->data.string) {
+            error = "PMIx: no host name for rank " + std::to_string(r) +
+                    (rc != PMIX_SUCCESS ? std::string(" (") + g_fns.error_string(rc) + ")" : std::string());
+            release(v);
             return false;
         }
-        if (dense[static_cast<std::size_t>(n)] < 0) dense[static_cast<std::size_t>(n)] = num_nodes++;
-        node_of[static_cast<std::size_t>(r)] = dense[static_cast<std::size_t>(n)];
+        const std::string h = v->data.string;
+        release(v);
+        std::size_t id = 0;
+        while (id < hosts.size() && hosts[id] != h) ++id;
+        if (id == hosts.size()) hosts.push_back(h);
+        node_of[static_cast<std::size_t>(r)] = static_cast<int>(id);
     }
+    num_nodes = static_cast<int>(hosts.size());
     return true;
 }
 

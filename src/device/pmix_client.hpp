@@ -41,8 +41,8 @@ class pmix_client {
     status fence(bool collect, std::string& error);
     // status::invalid when `rank` never published `name`.
     status get(int rank, const std::string& name, std::vector<std::byte>& out, std::string& error);
-    // Node of every rank, from the server's job map (PMIx_Resolve_nodes and
-    // PMIx_Resolve_peers). False when the server does not provide it.
+    // Node of every rank, from the host names (PMIX_HOSTNAME) the server
+    // gives for every rank. False when it does not.
     bool node_map(std::vector<int>& node_of, int& num_nodes, std::string& error);
     status finalize(std::string& error);
     // PMIx_Abort for the whole namespace. Blocks until the server acted.

@@ -8,6 +8,9 @@
  *   mh_prog kill R       rank R dies by SIGKILL after a first exchange, the
  *                        others block in a receive that never completes
  *   mh_prog init         MPI_Init, report, MPI_Finalize (start-up faults)
+ *   mh_prog answers      one line per rank of results that depend only on
+ *                        the rank and the size (collectives, a ring, RMA, a
+ *                        derived datatype): the same under every launcher
  * Every rank writes its pid to $MH_TEST_DIR/pid.<rank> when set, and
  * "ready.<rank>" once initialized. */
 #include <mpi.h>
@@ -40,6 +43,66 @@ static void ring(int rank, int size) {
             fprintf(stderr, "rank %d: wrong data from rank %d\n", rank, left);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
+}
+
+/* FNV-1a over the bytes, printed in hex: a compact, exact digest. */
+static unsigned long long digest(const void* p, size_t n, unsigned long long h) {
+    const unsigned char* b = (const unsigned char*)p;
+    if (!h) h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static void answers(int rank, int size) {
+    long v = (long)rank * rank + 1, sum = 0, scan = 0;
+    long* all = malloc(sizeof(long) * (size_t)size);
+    int* a2a_in = malloc(sizeof(int) * (size_t)size);
+    int* a2a_out = malloc(sizeof(int) * (size_t)size);
+    int* rs_in = malloc(sizeof(int) * (size_t)size * 2);
+    int rs_out[2], bc[4] = {0, 0, 0, 0}, sub_rank, sub_size, vec[12], got[12], win_buf[2] = {0, 0};
+    double dsum = 0, d = 1.0 / (rank + 1);
+    MPI_Comm sub;
+    MPI_Win win;
+    MPI_Datatype vt;
+    MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&d, &dsum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allgather(&v, 1, MPI_LONG, all, 1, MPI_LONG, MPI_COMM_WORLD);
+    for (int i = 0; i < size; ++i) a2a_in[i] = rank * 100 + i;
+    MPI_Alltoall(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, MPI_COMM_WORLD);
+    for (int i = 0; i < 2 * size; ++i) rs_in[i] = rank + i;
+    MPI_Reduce_scatter_block(rs_in, rs_out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Scan(&v, &scan, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == size - 1) bc[0] = 7, bc[1] = size, bc[2] = 11, bc[3] = 13;
+    MPI_Bcast(bc, 4, MPI_INT, size - 1, MPI_COMM_WORLD);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &sub);
+    MPI_Comm_rank(sub, &sub_rank);
+    MPI_Comm_size(sub, &sub_size);
+    /* A vector type (every other int) around the ring. */
+    for (int i = 0; i < 12; ++i) vec[i] = rank * 1000 + i, got[i] = -1;
+    MPI_Type_vector(6, 1, 2, MPI_INT, &vt);
+    MPI_Type_commit(&vt);
+    MPI_Sendrecv(vec, 1, vt, (rank + 1) % size, 3, got, 1, vt, (rank + size - 1) % size, 3, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    MPI_Type_free(&vt);
+    /* RMA: each rank puts its rank into slot 0 of the next rank's window,
+     * then reads slot 0 of its own after the fence. */
+    MPI_Win_create(win_buf, sizeof win_buf, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_fence(0, win);
+    MPI_Put(&rank, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    unsigned long long h = digest(all, sizeof(long) * (size_t)size, 0);
+    h = digest(a2a_out, sizeof(int) * (size_t)size, h);
+    h = digest(got, sizeof got, h);
+    printf("answers rank %d size %d: sum %ld dsum %.12f scan %ld rs %d,%d bcast %d,%d,%d,%d split %d/%d "
+           "put-from %d digest %016llx\n",
+           rank, size, sum, dsum, scan, rs_out[0], rs_out[1], bc[0], bc[1], bc[2], bc[3], sub_rank, sub_size,
+           win_buf[0], h);
+    MPI_Comm_free(&sub);
+    free(all);
+    free(a2a_in);
+    free(a2a_out);
+    free(rs_in);
 }
 
 int main(int argc, char** argv) {
@@ -85,6 +148,8 @@ int main(int argc, char** argv) {
             raise(SIGKILL);
         }
         MPI_Recv(&x, 1, MPI_INT, victim, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "answers") == 0) {
+        answers(rank, size);
     } else if (strcmp(mode, "init") == 0) {
         ring(rank, size);
         printf("init rank %d host %s ok\n", rank, host);

@@ -7,6 +7,7 @@
 # pass or fail. Exit 77 (ctest: skipped) with the reason when hosts cannot
 # be made here.
 # Environment: HYDRA (mpiexec.hydra), OMPIRUN (Open MPI's mpirun, optional),
+# MPIEXEC (ours),
 # MH_PROG (mh_prog), PROG (pmi_prog), AMLIB (the forced-AM libmpi's
 # directory), and for the "program" cases the test program in TPROG.
 set -u
@@ -69,6 +70,22 @@ hydra() {
     wait_job "$secs"
 }
 
+# ompi SECONDS HOSTSPEC NP ARGS...: Open MPI's mpirun on the head, its
+# daemons started on the hosts through ssh.sh; ranks get environment
+# variables with -x. Sets RC.
+ompi() {
+    local secs=$1 spec=$2 np=$3 hl="" h root=()
+    shift 3
+    [ -n "${OMPIRUN:-}" ] || skip "Open MPI's mpirun is not installed"
+    [ "$(id -u)" = 0 ] && root=(--allow-run-as-root)
+    for h in ${spec//,/ }; do hl="$hl,$(addr "${h%%:*}"):${h##*:}"; done
+    setsid "$HOSTS" exec "$MH_DIR" head "$OMPIRUN" "${root[@]}" --host "${hl#,}" \
+        --mca plm_rsh_agent "$HERE/ssh.sh" --mca oob_tcp_if_include eth0 --bind-to none \
+        -n "$np" "$@" >"$T/out" 2>"$T/err" </dev/null &
+    JOB_PID=$!
+    wait_job "$secs"
+}
+
 wait_job() {
     local i=0 limit=$(($1 * 10))
     while kill -0 "$JOB_PID" 2>/dev/null; do
@@ -100,16 +117,26 @@ check_clean() {
     "$HOSTS" check "$MH_DIR" 2>"$T/left" || fail "left behind: $(cat "$T/left")"
 }
 
-# where_case PATH SPEC NP "RANK:HOST:SHARED ..." [hydra args]: the node map
-# matches the hosts (MPI_COMM_TYPE_SHARED = the ranks of the rank's host),
-# shared memory within a host, the netmod across hosts on eth0.
+# where_case [LAUNCHER] PATH SPEC NP "RANK:HOST:SHARED ..." [launcher args]:
+# the node map matches the hosts (MPI_COMM_TYPE_SHARED = the ranks of the
+# rank's host), shared memory within a host, the netmod across hosts on
+# eth0. LAUNCHER is hydra (default) or ompi.
 where_case() {
+    local launcher=hydra
+    if [ "$1" = ompi ] || [ "$1" = hydra ]; then
+        launcher=$1
+        shift
+    fi
     local path=$1 spec=$2 np=$3 want=$4 penv=()
     shift 4
-    if [ "$path" = am ]; then
-        penv=(-genv LD_LIBRARY_PATH "$AMLIB")
+    if [ "$launcher" = ompi ]; then
+        penv=(-x CH4LITE_VERBOSE=1)
+        [ "$path" = am ] && penv+=(-x "LD_LIBRARY_PATH=$AMLIB")
+    else
+        penv=(-genv CH4LITE_VERBOSE 1)
+        [ "$path" = am ] && penv+=(-genv LD_LIBRARY_PATH "$AMLIB")
     fi
-    hydra 90 "$spec" "$np" "${penv[@]}" -genv CH4LITE_VERBOSE 1 "$@" "$MH_PROG" where
+    $launcher 90 "$spec" "$np" "${penv[@]}" "$@" "$MH_PROG" where
     expect_rc 0
     local w r h s
     for w in $want; do
@@ -163,6 +190,71 @@ case_where_2x2_pmi2() {
     hosts 2
     where_case tagged "1:2,2:2" 4 "0:h1:0,1 1:h1:0,1 2:h2:2,3 3:h2:2,3" -genv CH4LITE_PMI pmi2
     expect_count err "bootstrap: PMI-2 from hydra" 4
+}
+
+# Open MPI's mpirun across the hosts (its PMIx server; daemons through
+# ssh.sh): the same node map, shm and netmod checks.
+case_ompi_where_2x2_tagged() {
+    hosts 2
+    where_case ompi tagged "1:2,2:2" 4 "0:h1:0,1 1:h1:0,1 2:h2:2,3 3:h2:2,3"
+    expect_count err "bootstrap: PMIx [0-9.a-z]+ from mpirun \(Open MPI\)" 4
+}
+
+case_ompi_where_2x2_am() {
+    hosts 2
+    where_case ompi am "1:2,2:2" 4 "0:h1:0,1 1:h1:0,1 2:h2:2,3 3:h2:2,3"
+}
+
+case_ompi_kill_rank() {
+    hosts 2
+    ompi 90 "1:2,2:2" 4 "$MH_PROG" kill 3
+    [ "$RC" != 0 ] || fail "the job succeeded although rank 3 was killed"
+    expect_out "kill: rank 3 on h2 dies now"
+    check_clean
+}
+
+# The same binary under three launchers gives the same answers: our
+# mpiexec (one host), Hydra and Open MPI's mpirun (across two hosts, and,
+# without hosts, on this one).
+answers_of() { grep '^answers ' "$T/out" | sort >"$T/answers.$1"; [ -s "$T/answers.$1" ] || fail "no answers from $1"; }
+case_three_launchers() {
+    [ -n "${MPIEXEC:-}" ] || fail "MPIEXEC is not set"
+    setsid "$MPIEXEC" -n 4 -maxtime 60 "$MH_PROG" answers >"$T/out" 2>"$T/err" </dev/null &
+    JOB_PID=$!
+    wait_job 90
+    expect_rc 0
+    answers_of mpiexec
+    if [ "$(id -u)" = 0 ] && ip netns add "ch4mhprobe$$" 2>/dev/null; then
+        ip netns del "ch4mhprobe$$"
+        hosts 2
+        hydra 90 "1:2,2:2" 4 "$MH_PROG" answers
+        expect_rc 0
+        answers_of hydra
+        ompi 90 "1:2,2:2" 4 "$MH_PROG" answers
+        expect_rc 0
+        answers_of ompi
+        check_clean
+    else
+        echo "note: no network namespaces here; Hydra and mpirun run on this host only"
+        [ -n "${HYDRA:-}" ] || skip "MPICH's mpiexec.hydra is not installed"
+        setsid "$HYDRA" -n 4 "$MH_PROG" answers >"$T/out" 2>"$T/err" </dev/null &
+        JOB_PID=$!
+        wait_job 90
+        expect_rc 0
+        answers_of hydra
+        [ -n "${OMPIRUN:-}" ] || skip "Open MPI's mpirun is not installed"
+        setsid "$OMPIRUN" --oversubscribe --bind-to none $([ "$(id -u)" = 0 ] && echo --allow-run-as-root) \
+            -n 4 "$MH_PROG" answers >"$T/out" 2>"$T/err" </dev/null &
+        JOB_PID=$!
+        wait_job 90
+        expect_rc 0
+        answers_of ompi
+    fi
+    cmp -s "$T/answers.mpiexec" "$T/answers.hydra" ||
+        fail "Hydra's answers differ: $(diff "$T/answers.mpiexec" "$T/answers.hydra")"
+    cmp -s "$T/answers.mpiexec" "$T/answers.ompi" ||
+        fail "mpirun's answers differ: $(diff "$T/answers.mpiexec" "$T/answers.ompi")"
+    expect_count answers.ompi "^answers rank [0-3] size 4: sum 18 " 4
 }
 
 # An MPI test program (TPROG, its arguments after the case name) at 2 hosts
