@@ -140,7 +140,12 @@ mh_exec() {
     [ "$host" = head ] && shm=""
     # MH_ENV_<host>="K=V ..." adds variables on that host only.
     # shellcheck disable=SC2086
-    exec ip netns exec "$p-$host" unshare --uts --mount --propagation private -- /bin/sh -c '
+    # MH_NSENTER=1 enters only the network namespace (nsenter), keeping the
+    # machine's /sys, where "ip netns exec" mounts a new one: daemons that
+    # need /sys/fs/cgroup (slurmd) run there.
+    local enter=(ip netns exec "$p-$host")
+    [ "${MH_NSENTER:-0}" = 1 ] && enter=(nsenter "--net=/run/netns/$p-$host")
+    exec "${enter[@]}" unshare --uts --mount --propagation private -- /bin/sh -c '
         hostname "$1" || exit 125
         if [ -n "$2" ]; then mount --bind "$2" /dev/shm || exit 125; fi
         shift 2
