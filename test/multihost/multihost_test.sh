@@ -64,8 +64,11 @@ hydra() {
     shift 3
     [ -n "${HYDRA:-}" ] || skip "MPICH's mpiexec.hydra is not installed"
     for h in ${spec//,/ }; do hl="$hl,$(addr "${h%%:*}"):${h##*:}"; done
+    # The hosts share this machine's cores: CH4LITE_HOST_RANKS tells the
+    # library how many ranks really compete for them (idle waits then yield).
     setsid "$HOSTS" exec "$MH_DIR" head "$HYDRA" -localhost "$(addr 100)" -hosts "${hl#,}" \
-        -launcher ssh -launcher-exec "$HERE/ssh.sh" -n "$np" "$@" >"$T/out" 2>"$T/err" </dev/null &
+        -launcher ssh -launcher-exec "$HERE/ssh.sh" -n "$np" -genv CH4LITE_HOST_RANKS "$np" \
+        "$@" >"$T/out" 2>"$T/err" </dev/null &
     JOB_PID=$!
     wait_job "$secs"
 }
@@ -81,7 +84,7 @@ ompi() {
     for h in ${spec//,/ }; do hl="$hl,$(addr "${h%%:*}"):${h##*:}"; done
     setsid "$HOSTS" exec "$MH_DIR" head "$OMPIRUN" "${root[@]}" --host "${hl#,}" \
         --mca plm_rsh_agent "$HERE/ssh.sh" --mca oob_tcp_if_include eth0 --bind-to none \
-        -n "$np" "$@" >"$T/out" 2>"$T/err" </dev/null &
+        -n "$np" -x CH4LITE_HOST_RANKS="$np" "$@" >"$T/out" 2>"$T/err" </dev/null &
     JOB_PID=$!
     wait_job "$secs"
 }
