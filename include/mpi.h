@@ -401,6 +401,10 @@ typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *ext
 typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
                                          void *extra_state);
 
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
 #define MPI_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0x0)
 #define MPI_DUP_FN ((MPI_Comm_copy_attr_function *)0x1)
 #define MPI_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0x0)

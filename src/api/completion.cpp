@@ -1,39 +1,72 @@
 // SPDX-License-Identifier: MIT
 // MPI_Wait*, MPI_Test*, MPI_Request_free, MPI_Request_get_status, MPI_Cancel,
-// MPI_Test_cancelled.
-#include "api/completion.hpp"
-
+// MPI_Test_cancelled, for every kind of request: ordinary ones, persistent
+// ones (through their current activation) and generalized ones
+// (api/persistent.hpp).
 #include <new>
 
 #include "api/p2p_common.hpp"
+#include "api/persistent.hpp"
 #include "device/progress.hpp"
 
-namespace ch4lite::api {
-
-request_array::request_array(int count)
-    : p_(count <= 64 ? small_ : new (std::nothrow) dev::request*[static_cast<std::size_t>(count)]) {}
-request_array::~request_array() {
-    if (p_ != small_) delete[] p_;
-}
-
-int resolve_requests(const char* func, int count, MPI_Request handles[], dev::request** reqs) noexcept {
-    for (int i = 0; i < count; ++i) {
-        if (handles[i] == MPI_REQUEST_NULL) {
-            reqs[i] = nullptr;
-            continue;
-        }
-        reqs[i] = dev::request_from_handle(reinterpret_cast<uintptr_t>(handles[i]));
-        if (!reqs[i])
-            CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle at index %d", i);
-    }
-    return MPI_SUCCESS;
-}
-
-}  // namespace ch4lite::api
 
 using namespace ch4lite;
 
 namespace {
+
+// A user request and what a completion function waits on for it
+// (api::wait_target): itself, a persistent request's activation, or nothing
+// (an inactive persistent request: complete, empty status).
+struct pair_ref {
+    dev::request* u;
+    dev::request* w;
+};
+
+// Settles user request u, whose wait target is complete: fills *st, returns
+// the error code (not raised) and the communicator it belongs to; `keep`
+// says whether the user's handle stays valid (a persistent request becomes
+// inactive) or must become MPI_REQUEST_NULL.
+int settle(const char* func, dev::request* u, MPI_Status* st, MPI_Comm& comm, bool& keep) noexcept {
+    if (api::persistent* p = api::persistent_of(u)) {
+        keep = true;
+        comm = p->comm;
+        if (!p->active) {
+            if (st != MPI_STATUS_IGNORE) api::set_status_empty(st);
+            return MPI_SUCCESS;
+        }
+        dev::request* w = p->inner;
+        p->inner = nullptr;
+        p->active = false;
+        MPI_Comm c = p->comm;
+        const int code = api::settle_request(func, w, st, c);
+        return code;
+    }
+    keep = false;
+    if (api::grequest* g = api::grequest_of(u)) {
+        comm = MPI_COMM_SELF;
+        MPI_Status tmp;
+        MPI_Status* s = st != MPI_STATUS_IGNORE ? st : &tmp;
+        api::set_status_empty(s);
+        s->MPI_SOURCE = MPI_UNDEFINED;
+        s->MPI_TAG = MPI_UNDEFINED;
+        const int rc = g->query_fn ? g->query_fn(g->extra_state, s) : MPI_SUCCESS;
+        const int rc2 = g->free_fn ? g->free_fn(g->extra_state) : MPI_SUCCESS;
+        dev::request_release(u);
+        return rc != MPI_SUCCESS ? rc : rc2;
+    }
+    return api::settle_request(func, u, st, comm);
+}
+
+int settle_raise(const char* func, MPI_Request* handle, dev::request* u, MPI_Status* st) noexcept {
+    MPI_Comm comm = MPI_COMM_SELF;
+    bool keep = false;
+    const int code = settle(func, u, st, comm, keep);
+    if (!keep) *handle = MPI_REQUEST_NULL;
+    if (code == MPI_SUCCESS) return code;
+    // A user callback's own code (generalized requests) is returned as it is,
+    // through the handler of MPI_COMM_SELF.
+    return api::raise(comm, code);
+}
 
 // Argument checks shared by the array forms.
 int check_array(const char* func, int count, MPI_Request reqs[]) {
@@ -52,37 +85,39 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
         if (status != MPI_STATUS_IGNORE) api::set_status_empty(status);
         return MPI_SUCCESS;
     }
-    dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
-    if (!r) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
-    if (blocking) {
-        dev::wait(r);
-    } else if (r->cc != 0) {
-        dev::progress();
-        if (r->cc != 0) {
-            *flag = 0;
-            return MPI_SUCCESS;
+    dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
+    if (!u) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle");
+    if (dev::request* w = api::wait_target(u)) {
+        if (blocking) {
+            dev::wait(w);
+        } else if (w->cc != 0) {
+            dev::progress();
+            if (w->cc != 0) {
+                *flag = 0;
+                return MPI_SUCCESS;
+            }
         }
     }
     if (flag) *flag = 1;
-    *request = MPI_REQUEST_NULL;
-    return api::finish_request(func, r, status);
+    return settle_raise(func, request, u, status);
 }
 
 // Settles every completed request of the array; reports errors through
 // MPI_ERR_IN_STATUS (statuses given) or the first error's code.
-int settle_all(const char* func, int count, MPI_Request reqs[], dev::request** r,
+int settle_all(const char* func, int count, MPI_Request reqs[], const pair_ref* r,
                MPI_Status statuses[]) {
     int first_err = MPI_SUCCESS;
     MPI_Comm err_comm = MPI_COMM_SELF;
     for (int i = 0; i < count; ++i) {
         MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
-        if (!r[i]) {
+        if (!r[i].u) {
             if (st != MPI_STATUS_IGNORE) api::set_status_empty(st);
             continue;
         }
         MPI_Comm c = MPI_COMM_SELF;
-        const int code = api::settle_request(func, r[i], st, c);
-        reqs[i] = MPI_REQUEST_NULL;
+        bool keep = false;
+        const int code = settle(func, r[i].u, st, c, keep);
+        if (!keep) reqs[i] = MPI_REQUEST_NULL;
         if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = code;
         if (code != MPI_SUCCESS && first_err == MPI_SUCCESS) {
             first_err = code;
@@ -96,16 +131,50 @@ int settle_all(const char* func, int count, MPI_Request reqs[], dev::request** r
     return api::raise(err_comm, first_err);
 }
 
+// Scratch of user requests and their wait targets (small arrays on the stack).
+class pair_array {
+  public:
+    explicit pair_array(int count)
+        : p_(count <= 64 ? small_ : new (std::nothrow) pair_ref[static_cast<std::size_t>(count)]) {}
+    ~pair_array() {
+        if (p_ != small_) delete[] p_;
+    }
+    pair_array(const pair_array&) = delete;
+    pair_array& operator=(const pair_array&) = delete;
+    pair_ref* data() noexcept { return p_; }
+    bool ok() const noexcept { return p_ != nullptr; }
+
+  private:
+    pair_ref small_[64];
+    pair_ref* p_;
+};
+
+// Resolves the handles and their wait targets; MPI_SUCCESS or the raised error.
+int resolve_pairs(const char* func, int count, MPI_Request reqs[], pair_array& arr) {
+    if (!arr.ok()) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_NO_MEM, "cannot allocate %d entries", count);
+    pair_ref* r = arr.data();
+    for (int i = 0; i < count; ++i) {
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            r[i] = {nullptr, nullptr};
+            continue;
+        }
+        dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(reqs[i]));
+        if (!u)
+            CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_REQUEST, "invalid request handle at index %d", i);
+        r[i] = {u, api::wait_target(u)};
+    }
+    return MPI_SUCCESS;
+}
+
 int all(const char* func, int count, MPI_Request reqs[], int* flag, MPI_Status statuses[], bool blocking) {
     if (const int rc = check_array(func, count, reqs)) return rc;
     if (!blocking && !flag) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "flag (output) is NULL");
-    api::request_array arr(count);
-    if (!arr.ok()) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_NO_MEM, "cannot allocate %d entries", count);
-    dev::request** r = arr.data();
-    if (const int rc = api::resolve_requests(func, count, reqs, r)) return rc;
+    pair_array arr(count);
+    if (const int rc = resolve_pairs(func, count, reqs, arr)) return rc;
+    const pair_ref* r = arr.data();
     auto done = [&] {
         for (int i = 0; i < count; ++i)
-            if (r[i] && r[i]->cc != 0) return false;
+            if (r[i].w && r[i].w->cc != 0) return false;
         return true;
     };
     if (blocking) {
@@ -121,22 +190,25 @@ int all(const char* func, int count, MPI_Request reqs[], int* flag, MPI_Status s
     return settle_all(func, count, reqs, r, statuses);
 }
 
+// Active: a request a completion function can still return (not null, not
+// an inactive persistent request).
+inline bool is_active(const pair_ref& p) noexcept { return p.w != nullptr; }
+
 int any(const char* func, int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status,
         bool blocking) {
     if (const int rc = check_array(func, count, reqs)) return rc;
     if (!index) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "index (output) is NULL");
     if (!blocking && !flag) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "flag (output) is NULL");
-    api::request_array arr(count);
-    if (!arr.ok()) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_NO_MEM, "cannot allocate %d entries", count);
-    dev::request** r = arr.data();
-    if (const int rc = api::resolve_requests(func, count, reqs, r)) return rc;
+    pair_array arr(count);
+    if (const int rc = resolve_pairs(func, count, reqs, arr)) return rc;
+    const pair_ref* r = arr.data();
     int found = -1;
     bool active = false;
     auto scan = [&] {
         for (int i = 0; i < count; ++i) {
-            if (!r[i]) continue;
+            if (!is_active(r[i])) continue;
             active = true;
-            if (r[i]->cc == 0) {
+            if (r[i].w->cc == 0) {
                 found = i;
                 return true;
             }
@@ -162,8 +234,7 @@ int any(const char* func, int count, MPI_Request reqs[], int* index, int* flag, 
     }
     if (flag) *flag = 1;
     *index = found;
-    reqs[found] = MPI_REQUEST_NULL;
-    return api::finish_request(func, r[found], status);
+    return settle_raise(func, &reqs[found], r[found].u, status);
 }
 
 int some(const char* func, int count, MPI_Request reqs[], int* outcount, int indices[],
@@ -171,17 +242,16 @@ int some(const char* func, int count, MPI_Request reqs[], int* outcount, int ind
     if (const int rc = check_array(func, count, reqs)) return rc;
     if (!outcount) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "outcount (output) is NULL");
     if (count > 0 && !indices) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_ARG, "array_of_indices is NULL");
-    api::request_array arr(count);
-    if (!arr.ok()) CH4_FAIL_IN(func, MPI_COMM_SELF, MPI_ERR_NO_MEM, "cannot allocate %d entries", count);
-    dev::request** r = arr.data();
-    if (const int rc = api::resolve_requests(func, count, reqs, r)) return rc;
+    pair_array arr(count);
+    if (const int rc = resolve_pairs(func, count, reqs, arr)) return rc;
+    pair_ref* r = arr.data();
     bool active = false;
     auto any_done = [&] {
         active = false;
         for (int i = 0; i < count; ++i) {
-            if (!r[i]) continue;
+            if (!is_active(r[i])) continue;
             active = true;
-            if (r[i]->cc == 0) return true;
+            if (r[i].w->cc == 0) return true;
         }
         return !active;
     };
@@ -198,7 +268,7 @@ int some(const char* func, int count, MPI_Request reqs[], int* outcount, int ind
     // Compact the completed ones to the front, then settle them together.
     int n = 0;
     for (int i = 0; i < count; ++i) {
-        if (!r[i] || r[i]->cc != 0) continue;
+        if (!is_active(r[i]) || r[i].w->cc != 0) continue;
         indices[n] = i;
         r[n] = r[i];
         ++n;
@@ -209,8 +279,9 @@ int some(const char* func, int count, MPI_Request reqs[], int* outcount, int ind
     for (int k = 0; k < n; ++k) {
         MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k];
         MPI_Comm c = MPI_COMM_SELF;
-        const int code = api::settle_request(func, r[k], st, c);
-        reqs[indices[k]] = MPI_REQUEST_NULL;
+        bool keep = false;
+        const int code = settle(func, r[k].u, st, c, keep);
+        if (!keep) reqs[indices[k]] = MPI_REQUEST_NULL;
         if (st != MPI_STATUS_IGNORE) st->MPI_ERROR = code;
         if (code != MPI_SUCCESS && first_err == MPI_SUCCESS) {
             first_err = code;
@@ -270,11 +341,26 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
         if (status != MPI_STATUS_IGNORE) api::set_status_empty(status);
         return MPI_SUCCESS;
     }
-    dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(request));
-    if (!r) CH4_FAIL_SELF(MPI_ERR_REQUEST, "invalid request handle");
-    if (r->cc != 0) dev::progress();
-    *flag = r->cc == 0;
-    if (*flag) api::fill_status(status, r);
+    dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(request));
+    if (!u) CH4_FAIL_SELF(MPI_ERR_REQUEST, "invalid request handle");
+    dev::request* w = api::wait_target(u);
+    if (!w) {  // an inactive persistent request
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE) api::set_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (w->cc != 0) dev::progress();
+    *flag = w->cc == 0;
+    if (!*flag) return MPI_SUCCESS;
+    if (api::grequest* g = api::grequest_of(u)) {
+        // The status comes from the user's query function (MPI-4.1 §13.2).
+        MPI_Status tmp;
+        MPI_Status* s = status != MPI_STATUS_IGNORE ? status : &tmp;
+        api::set_status_empty(s);
+        const int rc = g->query_fn ? g->query_fn(g->extra_state, s) : MPI_SUCCESS;
+        return rc == MPI_SUCCESS ? rc : api::raise(MPI_COMM_SELF, rc);
+    }
+    api::fill_status(status, w);
     return MPI_SUCCESS;
 }
 
@@ -284,6 +370,34 @@ int MPI_Request_free(MPI_Request* request) {
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request is NULL");
     dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
     if (!r) CH4_FAIL_SELF(MPI_ERR_REQUEST, "invalid request handle (MPI_REQUEST_NULL or freed)");
+    if (api::persistent* p = api::persistent_of(r)) {
+        if (p->active) {
+            if (p->kind != api::persist_kind::p2p)
+                CH4_FAIL(p->comm, MPI_ERR_REQUEST,
+                         "the persistent %s request is active: complete it (MPI_Wait/MPI_Test) "
+                         "before freeing it",
+                         p->kind == api::persist_kind::coll ? "collective" : "partitioned");
+            // The activation completes on its own; nothing reports it.
+            dev::request_release(p->inner);
+            p->inner = nullptr;
+            p->active = false;
+        }
+        dev::request_release(r);
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    if (api::grequest* g = api::grequest_of(r)) {
+        // free_fn runs now if the request is complete, else when
+        // MPI_Grequest_complete completes it (api/grequest.cpp).
+        *request = MPI_REQUEST_NULL;
+        if (r->cc == 0) {
+            const int rc = g->free_fn ? g->free_fn(g->extra_state) : MPI_SUCCESS;
+            dev::request_release(r);
+            return rc == MPI_SUCCESS ? rc : api::raise(MPI_COMM_SELF, rc);
+        }
+        r->flags |= dev::rf_released;
+        return MPI_SUCCESS;
+    }
     dev::request_release(r);
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
@@ -295,6 +409,15 @@ int MPI_Cancel(MPI_Request* request) {
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request is NULL");
     dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
     if (!r) CH4_FAIL_SELF(MPI_ERR_REQUEST, "invalid request handle (MPI_REQUEST_NULL or freed)");
+    if (api::persistent* p = api::persistent_of(r)) {
+        if (!p->active)
+            CH4_FAIL(p->comm, MPI_ERR_REQUEST, "the persistent request is inactive (not started)");
+        r = p->inner;
+    }
+    if (api::grequest* g = api::grequest_of(r)) {
+        const int rc = g->cancel_fn ? g->cancel_fn(g->extra_state, r->cc == 0) : MPI_SUCCESS;
+        return rc == MPI_SUCCESS ? rc : api::raise(MPI_COMM_SELF, rc);
+    }
     // Receives are cancelled when not yet matched; a send cannot be
     // cancelled here (MPI allows a cancel to fail): it completes normally
     // and MPI_Test_cancelled reports false.

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include "api/errors.hpp"
+#include "api/info_obj.hpp"
 
 namespace ch4lite::dev {
 class comm;
@@ -22,9 +23,5 @@ inline dev::comm* lookup_comm(MPI_Comm c) noexcept {
     return lookup_comm_other(c);
 }
 inline bool comm_is_valid(MPI_Comm c) noexcept { return lookup_comm(c) != nullptr; }
-
-// There is no MPI_Info_create: the only info objects are the predefined ones.
-inline bool info_is_valid(MPI_Info i) noexcept { return i == MPI_INFO_NULL || i == MPI_INFO_ENV; }
-#define CH4_INFO_MSG "invalid info %p: the only info objects are MPI_INFO_NULL and MPI_INFO_ENV"
 
 }  // namespace ch4lite::api

@@ -6,6 +6,15 @@
 
 namespace ch4lite::api {
 
+// The bodies after the argument checks, shared by the MPI calls (inlined
+// there: no extra call on the MPI_Send path) and by persistent requests.
+inline int send_go(const char* func, dev::comm& c, MPI_Comm comm, const void* buf, int64_t count,
+                   const dt_info& d, std::size_t bytes, const void* start, int dest, int tag,
+                   send_mode mode, MPI_Request* request) noexcept;
+inline int recv_go(const char* func, dev::comm& c, MPI_Comm comm, void* buf, int64_t count,
+                   const dt_info& d, std::size_t bytes, const void* start, int source, int tag,
+                   MPI_Status* status, MPI_Request* request) noexcept;
+
 int check_message_buffer_raise(const char* func, MPI_Comm comm, const void* buf, int64_t count,
                                MPI_Datatype dt, dt_info& d, std::size_t& bytes,
                                const void*& start) noexcept {
@@ -50,6 +59,20 @@ int send_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt,
                     dest, c->size);
     if (tag < 0 || tag > dev::tag_ub)
         CH4_FAIL_IN(func, comm, MPI_ERR_TAG, "invalid tag %d: must be in [0, %d]", tag, dev::tag_ub);
+    return send_go(func, *c, comm, buf, count, d, bytes, start, dest, tag, mode, request);
+}
+
+int send_checked(const char* func, dev::comm& c, MPI_Comm comm, const void* buf, int64_t count,
+                 const dt_info& d, std::size_t bytes, const void* start, int dest, int tag,
+                 send_mode mode, MPI_Request* request) noexcept {
+    return send_go(func, c, comm, buf, count, d, bytes, start, dest, tag, mode, request);
+}
+
+[[gnu::always_inline]] inline int send_go(const char* func, dev::comm& cm, MPI_Comm comm, const void* buf,
+                                          int64_t count, const dt_info& d, std::size_t bytes,
+                                          const void* start, int dest, int tag, send_mode mode,
+                                          MPI_Request* request) noexcept {
+    dev::comm* c = &cm;
     // MPI_Send of a few bytes to a rank on this node: one ring cell, no
     // request (device/p2p.hpp).
     if (!request && mode != send_mode::sync && dest != MPI_PROC_NULL &&
@@ -97,6 +120,20 @@ int recv_impl(const char* func, void* buf, int64_t count, MPI_Datatype dt, int s
     if (tag != MPI_ANY_TAG && (tag < 0 || tag > dev::tag_ub))
         CH4_FAIL_IN(func, comm, MPI_ERR_TAG, "invalid tag %d: must be in [0, %d] or MPI_ANY_TAG", tag,
                     dev::tag_ub);
+    return recv_go(func, *c, comm, buf, count, d, bytes, start, source, tag, status, request);
+}
+
+int recv_checked(const char* func, dev::comm& c, MPI_Comm comm, void* buf, int64_t count,
+                 const dt_info& d, std::size_t bytes, const void* start, int source, int tag,
+                 MPI_Status* status, MPI_Request* request) noexcept {
+    return recv_go(func, c, comm, buf, count, d, bytes, start, source, tag, status, request);
+}
+
+[[gnu::always_inline]] inline int recv_go(const char* func, dev::comm& cm, MPI_Comm comm, void* buf,
+                                          int64_t count, const dt_info& d, std::size_t bytes,
+                                          const void* start, int source, int tag, MPI_Status* status,
+                                          MPI_Request* request) noexcept {
+    dev::comm* c = &cm;
     if (source == MPI_PROC_NULL) {
         if (!request) {
             if (status != MPI_STATUS_IGNORE) {

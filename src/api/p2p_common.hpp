@@ -62,6 +62,15 @@ int send_impl(const char* func, const void* buf, int64_t count, MPI_Datatype dt,
 int recv_impl(const char* func, void* buf, int64_t count, MPI_Datatype dt, int source, int tag,
               MPI_Comm comm, MPI_Status* status, MPI_Request* request) noexcept;
 
+// The second halves of send_impl / recv_impl: every argument checked, the
+// buffer resolved (d, bytes, start); persistent requests start here.
+int send_checked(const char* func, dev::comm& c, MPI_Comm comm, const void* buf, int64_t count,
+                 const dt_info& d, std::size_t bytes, const void* start, int dest, int tag,
+                 send_mode mode, MPI_Request* request) noexcept;
+int recv_checked(const char* func, dev::comm& c, MPI_Comm comm, void* buf, int64_t count,
+                 const dt_info& d, std::size_t bytes, const void* start, int source, int tag,
+                 MPI_Status* status, MPI_Request* request) noexcept;
+
 // Completes r (which must be complete): fills status, reports its error on
 // its communicator, releases it. Returns MPI_SUCCESS or the error code.
 int finish_request(const char* func, dev::request* r, MPI_Status* status) noexcept;

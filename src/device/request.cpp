@@ -14,6 +14,10 @@ util::object_pool<request> g_request_pool;
 
 void request_free_now(request* r) noexcept {
     if (__builtin_expect(r->dt != nullptr, 0)) request_drop_typed(r);
+    if (__builtin_expect(r->ext != nullptr, 0)) {
+        delete r->ext;
+        r->ext = nullptr;
+    }
     g_request_pool.free(r);
 }
 

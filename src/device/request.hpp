@@ -26,7 +26,18 @@ namespace ch4lite::dev {
 
 class comm;
 
-enum class req_kind : uint8_t { send, recv, internal, coll, rma, generalized };
+// persistent: a user's persistent request (api/persistent.hpp): its own
+// handle, never handed to a transport; each activation (MPI_Start) is an
+// ordinary request of one of the other kinds. generalized: MPI_Grequest_start.
+enum class req_kind : uint8_t { send, recv, internal, coll, rma, generalized, persistent };
+
+// Extra state of the rarer kinds of request (a persistent request's recipe,
+// a generalized request's callbacks, a collective's schedule), owned by the
+// request and deleted when it returns to the pool. Never on the
+// point-to-point path: there `ext` stays nullptr.
+struct request_ext {
+    virtual ~request_ext() = default;
+};
 
 enum req_flags : uint16_t {
     rf_released = 1u << 0,   // owner gave it up; free at completion
@@ -83,6 +94,10 @@ struct request : util::pool_object {
     uint8_t ctrl_handler = 0;   // deferred control message: handler and header
     uint8_t ctrl_len = 0;
     alignas(8) std::byte ctrl_hdr[40];  // largest: rts_cma_hdr
+
+    // ---- rarer kinds: owned extra state (nullptr on every transfer request;
+    // request_free_now deletes it, so request_alloc need not reset it)
+    request_ext* ext = nullptr;
 
     // ---- netmod per-operation state (sized at compile time, STYLE.md #4)
     active_netmod::request_state nm;

@@ -14,7 +14,7 @@
  *                       MPI_COMM_SELF, then every function (but those that
  *                       end or start MPI): none may crash, each must return
  *                       an error whose class is valid and whose text names
- *                       the function (MPI_Waitall, for which all-zero
+ *                       the function (MPI_Waitall and MPI_Startall, for which all-zero
  *                       arguments are valid, must succeed; conversions and
  *                       timers return values); MPI stays usable.
  */
@@ -54,12 +54,16 @@ static int in_list(const char* name, const char* const* list) {
 static const char* const anytime[] = {
     "MPI_Initialized",  "MPI_Finalized",   "MPI_Get_version", "MPI_Get_library_version",
     "MPI_Abi_get_version", "MPI_Error_class", "MPI_Error_string", "MPI_Get_address",
-    "MPI_Aint_add",     "MPI_Aint_diff",   "MPI_Wtime",       "MPI_Wtick", NULL};
+    "MPI_Aint_add",     "MPI_Aint_diff",   "MPI_Wtime",       "MPI_Wtick",
+    /* MPI-4.1 §11.4.1: the info functions (for the Sessions model) */
+    "MPI_Info_create", "MPI_Info_create_env", "MPI_Info_dup", "MPI_Info_free", "MPI_Info_set",
+    "MPI_Info_delete", "MPI_Info_get", "MPI_Info_get_string", "MPI_Info_get_valuelen",
+    "MPI_Info_get_nkeys", "MPI_Info_get_nthkey", NULL};
 /* Not swept: they start MPI, end it or end the process. */
 static const char* const skip_all[] = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort",
                                        NULL};
 /* All-zero arguments are valid input for this one: it must succeed. */
-static const char* const zero_ok[] = {"MPI_Waitall", NULL};
+static const char* const zero_ok[] = {"MPI_Waitall", "MPI_Startall", NULL};
 /* These return a value, not an error code: they must only not crash. */
 static int returns_value(const char* name) {
     static const char* const value_fns[] = {"MPI_Wtime", "MPI_Wtick", "MPI_Aint_add",
