@@ -18,6 +18,24 @@ file(GLOB CH4LITE_CORE_SOURCES CONFIGURE_DEPENDS
 # they stay scalar at every level (1 MiB MPI_SUM on doubles 72 -> 22 us).
 set_source_files_properties(${PROJECT_SOURCE_DIR}/src/device/op.cpp PROPERTIES COMPILE_OPTIONS -O3)
 
+# The bootstrap (launcher detection, PMI-1 / PMI-2 / PMIx clients) does not
+# depend on the netmod: one static library, linked into every variant, into
+# the launcher tests' pmi_prog and into the PMI unit tests. libpmix is loaded
+# at run time (device/pmix_client.hpp); only its headers are needed here.
+set(CH4LITE_BOOTSTRAP_SOURCES)
+foreach(f bootstrap.cpp bootstrap_kvs.cpp pmi_client.cpp pmi2_client.cpp pmix_client.cpp)
+  list(APPEND CH4LITE_BOOTSTRAP_SOURCES ${PROJECT_SOURCE_DIR}/src/device/${f})
+endforeach()
+list(REMOVE_ITEM CH4LITE_CORE_SOURCES ${CH4LITE_BOOTSTRAP_SOURCES})
+add_library(ch4lite_bootstrap STATIC ${CH4LITE_BOOTSTRAP_SOURCES})
+target_include_directories(ch4lite_bootstrap PUBLIC ${PROJECT_SOURCE_DIR}/src)
+target_compile_options(ch4lite_bootstrap PRIVATE ${CH4LITE_WARNINGS} -fvisibility=hidden)
+target_link_libraries(ch4lite_bootstrap PUBLIC ch4lite_util ${CMAKE_DL_LIBS})
+if(PMIX_FOUND)
+  target_include_directories(ch4lite_bootstrap SYSTEM PRIVATE ${PMIX_INCLUDE_DIRS})
+  target_compile_definitions(ch4lite_bootstrap PRIVATE CH4LITE_HAVE_PMIX=1)
+endif()
+
 # Headers nearly every core file includes, precompiled once per variant:
 # parsing them was about 70 % of compiling a core file (-ftime-report of
 # device/comm_create.cpp: 4.1 of 5.7 s), most of it the standard library's
@@ -70,7 +88,7 @@ function(ch4lite_add_mpi_library target libdir netmod force_am)
   # when a job needs it (ofi_lib.hpp).
   target_include_directories(${target} SYSTEM PRIVATE ${FABRIC_INCLUDE_DIRS})
   target_compile_options(${target} PRIVATE ${FABRIC_CFLAGS_OTHER})
-  target_link_libraries(${target} PRIVATE ch4lite_dame ch4lite_util PkgConfig::HWLOC
+  target_link_libraries(${target} PRIVATE ch4lite_bootstrap ch4lite_dame ch4lite_util PkgConfig::HWLOC
     Threads::Threads rt ${CMAKE_DL_LIBS})
   # UCX is linked (its calls are exported functions, not operation tables
   # as libfabric's): only into the ucx variants.

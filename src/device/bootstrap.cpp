@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Bootstrap over PMI-1 (or a singleton store). Binary values travel as hex,
-// split over keys "<name>-<rank>-<i>" with a count key "<name>-<rank>-n"
-// holding "<bytes>,<chunks>", so no PMI line exceeds 1024 bytes.
+// Bootstrap: choosing the process manager interface, the node map, finalize
+// and abort. The key/value exchange is in bootstrap_kvs.cpp.
 #include "device/bootstrap.hpp"
 
 #include <algorithm>
@@ -9,9 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <unistd.h>
 
+#include "device/pmi2_client.hpp"
 #include "device/pmi_client.hpp"
+#include "device/pmix_client.hpp"
 #include "util/log.hpp"
 #include "util/pmi_wire.hpp"
 #include "util/random.hpp"
@@ -32,21 +34,17 @@ const char* env(const char* name) {
     return v && *v ? v : nullptr;
 }
 
-// A launcher that started us without a PMI-1 server: running on would give N
-// singletons that never meet, so say how to launch instead. Returns the
-// variable that gave it away, or null.
+// A launcher that started us without any PMI we speak: running on would
+// give N singletons that never meet, so say how to launch instead. Returns
+// the variable that gave it away, or null.
 const char* foreign_launcher(const char*& who) {
     if (env("OMPI_COMM_WORLD_SIZE") || env("OMPI_COMM_WORLD_RANK")) {
-        who = "Open MPI's mpirun (which speaks PMIx only)";
+        who = "Open MPI's mpirun without a PMIx server in reach (no PMIX_NAMESPACE)";
         return env("OMPI_COMM_WORLD_SIZE") ? "OMPI_COMM_WORLD_SIZE" : "OMPI_COMM_WORLD_RANK";
     }
-    if (env("PMIX_RANK") || env("PMIX_NAMESPACE")) {
-        who = "a PMIx launcher";
-        return env("PMIX_RANK") ? "PMIX_RANK" : "PMIX_NAMESPACE";
-    }
     // A batch script running the program directly is a legitimate singleton
-    // (SLURM_PROCID=0, one task); srun without --mpi=pmi2 starting several
-    // tasks is not.
+    // (SLURM_PROCID=0, one task); srun without --mpi starting several tasks
+    // is not.
     long procid = 0, ntasks = 1;
     if (env("SLURM_PROCID") && parse_int(env("SLURM_PROCID"), 0, 1L << 30, procid) &&
         (procid > 0 || (parse_int(env("SLURM_STEP_NUM_TASKS"), 0, 1L << 30, ntasks) && ntasks > 1))) {
@@ -71,41 +69,81 @@ uint64_t make_job_key() {
 
 bootstrap::bootstrap() = default;
 
-bootstrap::~bootstrap() { delete pmi_; }
+bootstrap::~bootstrap() = default;
 
-int bootstrap::fd() const noexcept { return pmi_ ? pmi_->fd() : -1; }
+int bootstrap::fd() const noexcept {
+    if (pmi1_) return pmi1_->fd();
+    if (pmi2_) return pmi2_->fd();
+    return -1;
+}
 
 status bootstrap::init(std::string& error) {
-    if (env("PMI_FD") || env("PMI_PORT")) {
-        if (status st = init_pmi(error); failed(st)) return st;
+    const char* want = env("CH4LITE_PMI") ? env("CH4LITE_PMI") : "auto";
+    const bool is_auto = std::strcmp(want, "auto") == 0;
+    if (!is_auto && std::strcmp(want, "pmix") != 0 && std::strcmp(want, "pmi2") != 0 &&
+        std::strcmp(want, "pmi1") != 0) {
+        error = std::string("CH4LITE_PMI='") + want + "': expected auto, pmix, pmi2 or pmi1";
+        return status::invalid;
+    }
+    const bool have_pmix = env("PMIX_NAMESPACE") && env("PMIX_RANK");
+    const bool have_fd = env("PMI_FD") != nullptr, have_port = env("PMI_PORT") != nullptr;
+    status st = status::ok;
+    if (std::strcmp(want, "pmix") == 0 || (is_auto && have_pmix)) {
+        st = init_pmix(error);
+    } else if (std::strcmp(want, "pmi2") == 0 || (is_auto && have_fd && env("PMI_JOBID"))) {
+        st = init_pmi2(error);
+    } else if (have_fd || have_port) {
+        st = init_pmi1(error);
     } else if (const char* who = nullptr, *var = foreign_launcher(who); var) {
         error = std::string("started by ") + who + " (" + var +
-                " is set) but ch4lite needs a PMI-1 launcher";
+                " is set) but no PMIx, PMI-2 or PMI-1 server";
         std::fprintf(stderr,
                      "ch4lite: this program was started by %s (%s is set), but ch4lite "
-                     "bootstraps over PMI-1.\n"
+                     "bootstraps over PMIx, PMI-2 or PMI-1 and found none of them.\n"
                      "ch4lite: launch it with ch4lite's own mpiexec, with MPICH's "
-                     "mpiexec.hydra, or under Slurm with 'srun --mpi=pmi2'.\n",
+                     "mpiexec.hydra, with Open MPI's mpirun, or under Slurm with "
+                     "'srun --mpi=pmi2' or 'srun --mpi=pmix'.\n",
                      who, var);
         return status::unsupported;
+    } else if (std::strcmp(want, "pmi1") == 0) {
+        error = "CH4LITE_PMI=pmi1 but neither PMI_FD nor PMI_PORT is set";
+        return status::invalid;
     } else {
         singleton_ = true;
-        launcher_ = "singleton";
         rank_ = 0;
         size_ = 1;
     }
+    if (failed(st)) return st;
+    name_launcher();
     util::set_log_rank(rank_);
     job_key_ = make_job_key();
-    if (status st = init_node_map(); failed(st)) {
+    cache_.assign(static_cast<std::size_t>(size_), {});
+    fetched_.assign(static_cast<std::size_t>(size_), 0);
+    if (status s = init_node_map(); failed(s)) {
         error = "cannot determine which ranks share a node";
-        return st;
+        return s;
     }
-    util::verbose("bootstrap: %s, rank %d of %d, %d node(s)", launcher_.c_str(), rank_, size_,
-                  num_nodes_);
+    util::verbose("bootstrap: %s from %s, rank %d of %d, %d node(s)", pmi_name_.c_str(),
+                  launcher_.c_str(), rank_, size_, num_nodes_);
     return status::ok;
 }
 
-status bootstrap::init_pmi(std::string& error) {
+void bootstrap::name_launcher() {
+    if (singleton_)
+        launcher_ = "singleton";
+    else if (env("CH4LITE_JOB_KEY"))
+        launcher_ = "mpiexec (ch4lite)";
+    else if (env("SLURM_JOB_ID") || env("SLURM_STEP_ID"))
+        launcher_ = "slurm";
+    else if (kind_ == kind::pmix && env("OMPI_COMM_WORLD_SIZE"))
+        launcher_ = "mpirun (Open MPI)";
+    else if (kind_ == kind::pmix)
+        launcher_ = "PMIx server";
+    else
+        launcher_ = "hydra";
+}
+
+status bootstrap::init_pmi1(std::string& error) {
     singleton_ = false;
     std::unique_ptr<pmi_client> c;
     long rank = -1, size = -1;
@@ -131,18 +169,52 @@ status bootstrap::init_pmi(std::string& error) {
         if (!c) return status::io;
         rank = c->handshake_rank();
         size = c->handshake_size();
+        stats_.round_trips += 1;
     }
     if (status st = c->init(error); failed(st)) return st;
-    pmi_ = c.release();
+    stats_.round_trips += 4;  // init, maxes, appnum, kvsname
+    pmi1_ = std::move(c);
     rank_ = static_cast<int>(rank);
     size_ = static_cast<int>(size);
-    appnum_ = pmi_->appnum();
-    if (env("CH4LITE_JOB_KEY"))
-        launcher_ = "mpiexec (ch4lite)";
-    else if (env("SLURM_JOB_ID"))
-        launcher_ = "slurm";
-    else
-        launcher_ = "hydra";
+    appnum_ = pmi1_->appnum();
+    kind_ = kind::pmi1;
+    pmi_name_ = "PMI-1";
+    return status::ok;
+}
+
+status bootstrap::init_pmi2(std::string& error) {
+    singleton_ = false;
+    long fd = -1, rank = -1;
+    if (!parse_int(env("PMI_FD"), 0, 1 << 20, fd)) {
+        error = "PMI-2 needs PMI_FD, a file descriptor (PMI_PORT is not supported for PMI-2)";
+        return status::invalid;
+    }
+    if (!parse_int(env("PMI_RANK"), 0, 1L << 30, rank)) {
+        error = "PMI_FD is set but PMI_RANK is missing or not a number";
+        return status::invalid;
+    }
+    auto c = pmi2_client::from_fd(static_cast<int>(fd));
+    if (status st = c->init(rank, env("PMI_JOBID"), error); failed(st)) return st;
+    stats_.round_trips += 2;  // init, fullinit
+    pmi2_ = std::move(c);
+    rank_ = pmi2_->rank();
+    size_ = pmi2_->size();
+    appnum_ = pmi2_->appnum();
+    kind_ = kind::pmi2;
+    pmi_name_ = "PMI-2";
+    return status::ok;
+}
+
+status bootstrap::init_pmix(std::string& error) {
+    singleton_ = false;
+    pmix_ = pmix_client::create(error);
+    if (!pmix_) return status::io;
+    stats_.round_trips += 1;  // PMIx_Init (the job data then sits in the local store)
+    rank_ = pmix_->rank();
+    size_ = pmix_->size();
+    appnum_ = pmix_->appnum();
+    kind_ = kind::pmix;
+    pmi_name_ = pmix_->version();
     return status::ok;
 }
 
@@ -154,9 +226,17 @@ status bootstrap::init_node_map() {
     }
     std::string mapping, error;
     bool found = false;
-    if (failed(pmi_->get("PMI_process_mapping", mapping, found, error))) {
-        util::warn("%s", error.c_str());
-        return status::io;
+    if (pmix_) {
+        if (pmix_->node_map(node_of_, num_nodes_, error)) return status::ok;
+        util::verbose("bootstrap: %s; exchanging host names instead", error.c_str());
+    } else {
+        const status st = pmi2_ ? pmi2_->job_attr("PMI_process_mapping", mapping, found, error)
+                                : pmi1_->get("PMI_process_mapping", mapping, found, error);
+        ++stats_.round_trips;
+        if (failed(st)) {
+            util::warn("%s", error.c_str());
+            return status::io;
+        }
     }
     if (found) {
         const int n = util::parse_process_mapping(mapping, size_, node_of_);
@@ -186,100 +266,12 @@ status bootstrap::init_node_map() {
     return status::ok;
 }
 
-status bootstrap::kv_put(const std::string& key, const std::string& value) {
-    if (!pmi_) {
-        for (auto& kv : local_kvs_)
-            if (kv.first == key) {
-                kv.second = value;
-                return status::ok;
-            }
-        local_kvs_.emplace_back(key, value);
-        return status::ok;
-    }
-    std::string error;
-    const status st = pmi_->put(key, value, error);
-    if (failed(st)) util::warn("%s", error.c_str());
-    return st;
-}
-
-status bootstrap::kv_get(const std::string& key, std::string& value, bool& found) {
-    found = false;
-    if (!pmi_) {
-        for (const auto& kv : local_kvs_)
-            if (kv.first == key) {
-                value = kv.second;
-                found = true;
-            }
-        return status::ok;
-    }
-    std::string error;
-    const status st = pmi_->get(key, value, found, error);
-    if (failed(st)) util::warn("%s", error.c_str());
-    return st;
-}
-
-status bootstrap::put(const char* name, const void* data, std::size_t len) {
-    const std::string base = std::string(name) + "-" + std::to_string(rank_) + "-";
-    // Longest key we make: base + chunk index (up to 10 digits).
-    const std::size_t key_max = base.size() + 10;
-    const std::size_t limit = pmi_ ? pmi_->max_key_len() : util::pmi_max_key;
-    if (!util::pmi_valid_key(name) || key_max > limit) {
-        util::warn("bootstrap: put name '%s' is not a short [A-Za-z0-9_-] word", name);
-        return status::invalid;
-    }
-    std::size_t chunk = pmi_ ? pmi_->max_value_len(key_max) : 512;
-    chunk &= ~std::size_t{1};  // whole bytes per key
-    const std::string hex = util::hex_encode(data, len);
-    const std::size_t n = (hex.size() + chunk - 1) / chunk;
-    for (std::size_t i = 0; i < n; ++i)
-        if (status st = kv_put(base + std::to_string(i), hex.substr(i * chunk, chunk)); failed(st))
-            return st;
-    return kv_put(base + "n", std::to_string(len) + "," + std::to_string(n));
-}
-
-status bootstrap::get(int rank, const char* name, std::vector<std::byte>& out) {
-    if (rank < 0 || rank >= size_ || !util::pmi_valid_key(name)) return status::invalid;
-    const std::string base = std::string(name) + "-" + std::to_string(rank) + "-";
-    std::string count, hex, part;
-    bool found = false;
-    if (status st = kv_get(base + "n", count, found); failed(st)) return st;
-    if (!found) return status::invalid;  // never published (or not fenced yet)
-    std::size_t len = 0, n = 0;
-    const std::size_t comma = count.find(',');
-    const char* c = count.c_str();
-    if (comma == std::string::npos ||
-        std::from_chars(c, c + comma, len).ptr != c + comma ||
-        std::from_chars(c + comma + 1, c + count.size(), n).ptr != c + count.size()) {
-        util::warn("bootstrap: bad count '%s' for '%s' of rank %d", count.c_str(), name, rank);
-        return status::io;
-    }
-    hex.reserve(2 * len);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (status st = kv_get(base + std::to_string(i), part, found); failed(st)) return st;
-        if (!found) return status::io;
-        hex += part;
-    }
-    if (!util::hex_decode(hex, out) || out.size() != len) {
-        util::warn("bootstrap: corrupt value '%s' of rank %d", name, rank);
-        return status::io;
-    }
-    return status::ok;
-}
-
-status bootstrap::fence() { return barrier(); }
-
-status bootstrap::barrier() {
-    if (!pmi_) return status::ok;
-    std::string error;
-    const status st = pmi_->barrier(error);
-    if (failed(st)) util::warn("%s", error.c_str());
-    return st;
-}
-
 status bootstrap::finalize() {
-    if (!pmi_) return status::ok;
     std::string error;
-    const status st = pmi_->finalize(error);
+    status st = status::ok;
+    if (pmi1_) st = pmi1_->finalize(error);
+    else if (pmi2_) st = pmi2_->finalize(error);
+    else if (pmix_) st = pmix_->finalize(error);
     if (failed(st)) util::warn("%s", error.c_str());
     return st;
 }
@@ -298,14 +290,20 @@ void bootstrap::abort(int code, const char* message) noexcept {
     // Our mpiexec prints the message in its banner. Other launchers may not,
     // and may kill us as soon as they read the abort: speak first.
     const bool ours = launcher_ == "mpiexec (ch4lite)";
-    if (!pmi_ || !ours) say();
-    if (pmi_ && !ours) {
+    if (singleton_ || !ours) say();
+    if (!singleton_ && !ours) {
         // Hydra kills the job as soon as it reads the abort and may drop
         // output still in its pipes: give it a moment to forward ours.
         const timespec pause{0, 100 * 1000 * 1000};
         ::nanosleep(&pause, nullptr);
     }
-    if (pmi_ && !pmi_->send_abort(code, message) && ours) say();
+    if (pmi1_ && !pmi1_->send_abort(code, message) && ours) say();
+    if (pmi2_) (void)pmi2_->send_abort(code, message);
+    // Open MPI's mpirun ends the whole job when a rank exits non-zero, and
+    // its handling of PMIx_Abort while other ranks wait in a fence hangs or
+    // crashes it now and then (4.1.4 of Debian 12 with PMIx 4.2): exiting
+    // is enough there. Other PMIx servers (Slurm) need the abort.
+    if (pmix_ && launcher_ != "mpirun (Open MPI)") pmix_->abort(code, message);
     ::_exit(code);
 }
 

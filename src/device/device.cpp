@@ -14,6 +14,7 @@
 #include "device/comm.hpp"
 #include "device/match_queue.hpp"
 #include "device/pool_gc.hpp"
+#include "device/reach_check.hpp"
 #include "device/progress.hpp"
 #include "device/request.hpp"
 #include "device/typed.hpp"
@@ -153,6 +154,7 @@ status init(int required, int& provided, std::string& error) {
     init_protocol_limits();
     comms_init(g_dev.world_rank, g_dev.world_size);
     register_pool_gc_hooks();
+    publish_host_name();
     s = g_dev.shm.init(g_dev.boot, error);
     if (s != status::ok) return s;
     // Every rank of the job in this node's segment: the segment's ranks all
@@ -172,6 +174,16 @@ status init(int required, int& provided, std::string& error) {
         }
     }
     init_p2p_mode();
+    s = check_reach(error);
+    if (s != status::ok) return s;
+    {
+        const auto& b = g_dev.boot.stats();
+        util::verbose("bootstrap: %s: %llu put(s), %llu fence(s), %llu get(s), %llu round trip(s) "
+                      "to the launcher in MPI_Init",
+                      g_dev.boot.pmi(), static_cast<unsigned long long>(b.puts),
+                      static_cast<unsigned long long>(b.fences), static_cast<unsigned long long>(b.gets),
+                      static_cast<unsigned long long>(b.round_trips));
+    }
     util::verbose("rank %d of %d: %s; %d rank(s) on this node, %d on this host, %d usable "
                   "core(s)%s",
                   g_dev.world_rank, g_dev.world_size, library_version().c_str(),
@@ -238,12 +250,12 @@ std::string library_version() {
                                : "none";
     std::snprintf(buf, sizeof buf,
                   "ch4lite %s (MPI %d.%d standard ABI; netmod %s, provider %s, %s path%s; shm %s; "
-                  "launcher %s)",
+                  "launcher %s, %s)",
                   CH4LITE_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, active_netmod::name,
                   provider,
                   native_tagged ? "native tagged" : "active-message",
                   dm ? ", point-to-point matched in the device" : "",
-                  g_dev.shm.describe().c_str(), g_dev.boot.launcher());
+                  g_dev.shm.describe().c_str(), g_dev.boot.launcher(), g_dev.boot.pmi());
     return buf;
 }
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # One launcher test case:  launch_test.sh CASE
-# Environment: MPIEXEC (our mpiexec, by build path) or HYDRA (mpiexec.hydra),
-# and PROG (pmi_prog). The launcher runs in a session of its own; when the
+# Environment: MPIEXEC (our mpiexec, by build path), HYDRA (mpiexec.hydra),
+# OMPIRUN (Open MPI's mpirun), and PROG (pmi_prog). The launcher runs in a session of its own; when the
 # case ends, pass or fail, every process left in that session is killed, and
 # a case fails if any was left (an orphan).
 set -u
@@ -10,8 +10,8 @@ CASE=$1
 T=$(mktemp -d "${TMPDIR:-/tmp}/ch4lite-launch.XXXXXX") || exit 1
 export LAUNCH_TEST_DIR=$T
 ulimit -c 0             # crash cases must not leave core files
-unset MPIEXEC_TIMEOUT PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE OMPI_COMM_WORLD_SIZE \
-      OMPI_COMM_WORLD_RANK PMIX_RANK PMIX_NAMESPACE SLURM_PROCID SLURM_STEP_NUM_TASKS
+unset MPIEXEC_TIMEOUT PMI_FD PMI_PORT PMI_ID PMI_RANK PMI_SIZE PMI_JOBID OMPI_COMM_WORLD_SIZE \
+      OMPI_COMM_WORLD_RANK PMIX_RANK PMIX_NAMESPACE SLURM_PROCID SLURM_STEP_NUM_TASKS CH4LITE_PMI
 JOB_PID=""              # the launcher under test; also its session id
 RC=""
 
@@ -117,7 +117,7 @@ expect_count() { # FILE REGEX N
 kvs_case() {
     run_job 60 "$MPIEXEC" -n "$1" "$PROG" kvs
     expect_rc 0
-    expect_count out "^rank [0-9]+ of $1 ok launcher=mpiexec \(ch4lite\) nodes=1$" "$1"
+    expect_count out "^rank [0-9]+ of $1 ok launcher=mpiexec \(ch4lite\) pmi=PMI-1 nodes=1$" "$1"
     check_clean
 }
 
@@ -363,7 +363,7 @@ case_verbose() {
     expect_rc 0
     expect_count out '^CH4LITE_VERBOSE=1$' 2
     expect_err "mpiexec: rank 1: pid [0-9]+"
-    expect_err "bootstrap: mpiexec \(ch4lite\), rank 1 of 2"
+    expect_err "bootstrap: PMI-1 from mpiexec \(ch4lite\), rank 1 of 2"
     check_clean
 }
 
@@ -397,7 +397,7 @@ case_pmi_flood() {  # endless garbage: the connection is dropped, the job killed
 case_singleton() {
     run_job 30 "$PROG" kvs
     expect_rc 0
-    expect_out "^rank 0 of 1 ok launcher=singleton nodes=1$"
+    expect_out "^rank 0 of 1 ok launcher=singleton pmi=none nodes=1$"
     check_clean
 }
 
@@ -407,6 +407,7 @@ case_foreign_launcher() {
     expect_err "Open MPI"
     expect_err "mpiexec.hydra"
     expect_err "srun --mpi=pmi2"
+    expect_err "srun --mpi=pmix"
     check_clean
 }
 
@@ -414,14 +415,14 @@ case_foreign_launcher() {
 case_hydra_kvs() {
     run_job 60 "$HYDRA" -n 4 "$PROG" kvs
     expect_rc 0
-    expect_count out "^rank [0-3] of 4 ok launcher=hydra nodes=1$" 4
+    expect_count out "^rank [0-3] of 4 ok launcher=hydra pmi=PMI-1 nodes=1$" 4
     check_clean
 }
 
 case_hydra_pmi_port() {
     run_job 60 "$HYDRA" -pmi-port -n 3 "$PROG" kvs
     expect_rc 0
-    expect_count out "^rank [0-2] of 3 ok launcher=hydra nodes=1$" 3
+    expect_count out "^rank [0-2] of 3 ok launcher=hydra pmi=PMI-1 nodes=1$" 3
     check_clean
 }
 
@@ -441,6 +442,91 @@ case_hydra_abort() {
 case_hydra_crash() {
     run_job 60 "$HYDRA" -n 3 "$PROG" crash 2
     [ "$RC" != 0 ] || fail "Hydra reported success for a crashed job"
+    check_clean
+}
+
+# The same client over PMI-2, which Hydra serves when asked for it.
+case_hydra_pmi2() {
+    CH4LITE_PMI=pmi2 run_job 60 "$HYDRA" -n 4 "$PROG" kvs
+    expect_rc 0
+    expect_count out "^rank [0-3] of 4 ok launcher=hydra pmi=PMI-2 nodes=1$" 4
+    check_clean
+}
+
+case_hydra_pmi2_mapping() {
+    CH4LITE_PMI=pmi2 run_job 60 "$HYDRA" -n 3 "$PROG" mapping
+    expect_rc 0
+    expect_count out "^rank [0-2] nodes=0,0,0 num=1 " 3
+    check_clean
+}
+
+case_hydra_pmi2_abort() {
+    CH4LITE_PMI=pmi2 run_job 60 "$HYDRA" -n 3 "$PROG" abort 1 42
+    [ "$RC" != 0 ] || fail "Hydra reported success for an aborted job"
+    expect_err "test abort from rank 1"
+    check_clean
+}
+
+# Open MPI's mpirun: its PMIx server, through libpmix.
+OMPI=()
+if [ -n "${OMPIRUN:-}" ]; then
+    OMPI=("$OMPIRUN" --oversubscribe --bind-to none)
+    [ "$(id -u)" = 0 ] && OMPI+=(--allow-run-as-root)
+fi
+
+case_ompi_kvs() {
+    run_job 60 "${OMPI[@]}" -n 4 "$PROG" kvs
+    expect_rc 0
+    expect_count out "^rank [0-3] of 4 ok launcher=mpirun \(Open MPI\) pmi=PMIx [0-9.]+[a-z0-9]* nodes=1$" 4
+    check_clean
+}
+
+case_ompi_mapping() {
+    run_job 60 "${OMPI[@]}" -n 3 "$PROG" mapping
+    expect_rc 0
+    expect_count out "^rank [0-2] nodes=0,0,0 num=1 " 3
+    check_clean
+}
+
+case_ompi_abort() {
+    run_job 60 "${OMPI[@]}" -n 3 "$PROG" abort 1 42
+    expect_rc 42
+    expect_err "test abort from rank 1"
+    check_clean
+}
+
+case_ompi_crash() {
+    run_job 60 "${OMPI[@]}" -n 3 "$PROG" crash 2
+    [ "$RC" != 0 ] || fail "mpirun reported success for a crashed job"
+    check_clean
+}
+
+# Start-up that scales: MPI_Init's address exchange (one put, one fence,
+# a read of every rank) costs each rank a number of round trips to the
+# launcher that does not grow with the job under PMIx, and one get per peer
+# under PMI-1 and PMI-2.
+trips_of() { sed -n 's/.* trips=\([0-9]*\)$/\1/p' "$T/out" | sort -u; }
+case_exchange_trips() {
+    local t2 t4
+    run_job 60 "$MPIEXEC" -n 2 "$PROG" exchange
+    expect_rc 0
+    expect_count out "^rank [0-1] of 2 pmi=PMI-1 puts=1 fences=1 gets=2 trips=[0-9]+$" 2
+    t2=$(trips_of)
+    run_job 60 "$MPIEXEC" -n 4 "$PROG" exchange
+    expect_rc 0
+    t4=$(trips_of)
+    [ "$(echo "$t2" | wc -w)" = 1 ] && [ "$(echo "$t4" | wc -w)" = 1 ] || fail "ranks differ: $t2 / $t4"
+    [ $((t4 - t2)) = 2 ] || fail "PMI-1: $t2 round trips at 2 ranks, $t4 at 4: expected 2 more"
+    if [ -n "${OMPIRUN:-}" ]; then
+        run_job 60 "${OMPI[@]}" -n 2 "$PROG" exchange
+        expect_rc 0
+        t2=$(trips_of)
+        run_job 60 "${OMPI[@]}" -n 4 "$PROG" exchange
+        expect_rc 0
+        t4=$(trips_of)
+        [ "$t2" = "$t4" ] && [ "$(echo "$t4" | wc -w)" = 1 ] ||
+            fail "PMIx: round trips [$t2] at 2 ranks, [$t4] at 4: expected the same"
+    fi
     check_clean
 }
 

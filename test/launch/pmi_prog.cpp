@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// A non-MPI rank for the launcher tests: uses dev::bootstrap (PMI-1 client)
+// A non-MPI rank for the launcher tests: uses dev::bootstrap (PMIx, PMI-2, PMI-1)
 // directly, so mpiexec and Hydra can be tested before libmpi exists.
 //
 //   pmi_prog kvs                 put/fence/get of per-rank binary values
+//   pmi_prog exchange            one address per rank; print the round trips
 //   pmi_prog mapping             print the node map and local rank info
 //   pmi_prog exit R CODE         rank R exits CODE after init, others wait
 //   pmi_prog exitall             after a barrier, rank r exits 2*r (SIGTERM blocked)
@@ -79,17 +80,52 @@ std::vector<std::byte> pattern(int rank) {
     return v;
 }
 
+// Two fences: values of several sizes (some longer than one PMI key holds),
+// a value replaced, one published by even ranks only, and names never put.
 void kvs(dev::bootstrap& b) {
     const auto mine = pattern(b.rank());
-    if (failed(b.put("val", mine.data(), mine.size()))) die("put failed");
+    const std::vector<std::byte> tiny{std::byte{static_cast<unsigned char>(b.rank())}};
+    if (failed(b.put("val", mine.data(), mine.size())) || failed(b.put("tiny", tiny.data(), 1)))
+        die("put failed");
+    if (b.rank() % 2 == 0 && failed(b.put("even", mine.data(), 7))) die("put failed");
     if (failed(b.fence())) die("fence failed");
     for (int r = 0; r < b.size(); ++r) {
         std::vector<std::byte> v;
         if (failed(b.get(r, "val", v))) die("get failed");
         if (v != pattern(r)) die("wrong value");
+        if (failed(b.get(r, "tiny", v)) || v.size() != 1 || v[0] != std::byte{static_cast<unsigned char>(r)})
+            die("wrong tiny value");
+        const status e = b.get(r, "even", v);
+        if ((r % 2 == 0) != (e == status::ok)) die("wrong presence of 'even'");
+        if (b.get(r, "never", v) == status::ok) die("found a value never put");
+    }
+    const std::vector<std::byte> two{std::byte{2}, std::byte{static_cast<unsigned char>(b.rank())}};
+    if (failed(b.put("tiny", two.data(), 2)) || failed(b.fence())) die("second fence failed");
+    for (int r = 0; r < b.size(); ++r) {
+        std::vector<std::byte> v;
+        if (failed(b.get(r, "tiny", v)) || v.size() != 2 || v[1] != std::byte{static_cast<unsigned char>(r)})
+            die("value not replaced");
+        if (failed(b.get(r, "val", v)) || v != pattern(r)) die("value lost at the second fence");
     }
     if (failed(b.barrier())) die("barrier failed");
-    std::printf("rank %d of %d ok launcher=%s nodes=%d\n", b.rank(), b.size(), b.launcher(), b.num_nodes());
+    std::printf("rank %d of %d ok launcher=%s pmi=%s nodes=%d\n", b.rank(), b.size(), b.launcher(),
+                b.pmi(), b.num_nodes());
+}
+
+// What MPI_Init exchanges (one address per rank, read from every rank),
+// then the number of round trips to the launcher this rank made.
+void exchange(dev::bootstrap& b) {
+    std::byte addr[24];
+    for (std::size_t i = 0; i < sizeof addr; ++i) addr[i] = static_cast<std::byte>(b.rank() + i);
+    if (failed(b.put("addr", addr, sizeof addr)) || failed(b.fence())) die("put/fence failed");
+    for (int r = 0; r < b.size(); ++r) {
+        std::vector<std::byte> v;
+        if (failed(b.get(r, "addr", v)) || v.size() != sizeof addr || v[0] != std::byte(r)) die("get failed");
+    }
+    const auto& s = b.stats();
+    std::printf("rank %d of %d pmi=%s puts=%llu fences=%llu gets=%llu trips=%llu\n", b.rank(), b.size(),
+                b.pmi(), static_cast<unsigned long long>(s.puts), static_cast<unsigned long long>(s.fences),
+                static_cast<unsigned long long>(s.gets), static_cast<unsigned long long>(s.round_trips));
 }
 
 // Raw protocol abuse on the PMI socket; the replies are read and ignored.
@@ -146,6 +182,8 @@ int main(int argc, char** argv) {
 
     if (mode == "kvs" || mode == "garbage") {
         kvs(b);
+    } else if (mode == "exchange") {
+        exchange(b);
     } else if (mode == "mapping") {
         std::string nodes;
         for (int n : b.node_of()) nodes += (nodes.empty() ? "" : ",") + std::to_string(n);

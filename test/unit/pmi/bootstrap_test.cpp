@@ -10,13 +10,15 @@
 #include "device/bootstrap.hpp"
 #include "device/pmi_client.hpp"
 #include "server_thread.hpp"
+#include "util/pmi2_wire.hpp"
 #include "util/pmi_wire.hpp"
 
 using namespace ch4lite;
 
 namespace {
 
-const char* launcher_vars[] = {"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE",
+const char* launcher_vars[] = {"PMI_FD", "PMI_PORT", "PMI_ID", "PMI_RANK", "PMI_SIZE", "PMI_JOBID",
+                               "CH4LITE_PMI",
                                "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
                                "PMIX_NAMESPACE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS",
                                "CH4LITE_JOB_KEY", "SLURM_JOB_ID"};
@@ -89,7 +91,6 @@ TEST_F(Bootstrap, RandomJobKeysDiffer) {
 TEST_F(Bootstrap, RefusesForeignLaunchers) {
     const std::pair<const char*, const char*> cases[][2] = {
         {{"OMPI_COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "1"}},
-        {{"PMIX_RANK", "0"}, {"PMIX_NAMESPACE", "prterun-x-1@1"}},
         {{"SLURM_PROCID", "2"}, {"SLURM_JOB_ID", "77"}},
         {{"SLURM_PROCID", "0"}, {"SLURM_STEP_NUM_TASKS", "4"}},
     };
@@ -104,6 +105,7 @@ TEST_F(Bootstrap, RefusesForeignLaunchers) {
         EXPECT_NE(e.find(vars[0].first), std::string::npos) << e;
         EXPECT_NE(said.find("mpiexec.hydra"), std::string::npos) << said;
         EXPECT_NE(said.find("srun --mpi=pmi2"), std::string::npos) << said;
+        EXPECT_NE(said.find("srun --mpi=pmix"), std::string::npos) << said;
     }
     // A batch script running the program directly is a singleton.
     SetUp();
@@ -112,6 +114,39 @@ TEST_F(Bootstrap, RefusesForeignLaunchers) {
     dev::bootstrap b;
     std::string e;
     EXPECT_EQ(b.init(e), status::ok) << e;
+}
+
+// PMIx variables without a server behind them: a clear failure, fast.
+TEST_F(Bootstrap, PmixWithoutServerFailsClearly) {
+    ::setenv("PMIX_RANK", "0", 1);
+    ::setenv("PMIX_NAMESPACE", "ch4lite-test-nowhere", 1);
+    dev::bootstrap b;
+    std::string e;
+    EXPECT_NE(b.init(e), status::ok);
+    EXPECT_NE(e.find("PMIx"), std::string::npos) << e;
+}
+
+TEST_F(Bootstrap, PmiChoiceFromTheEnvironment) {
+    std::string e;
+    ::setenv("CH4LITE_PMI", "pmi3", 1);
+    {
+        dev::bootstrap b;
+        EXPECT_EQ(b.init(e), status::invalid);
+        EXPECT_NE(e.find("CH4LITE_PMI"), std::string::npos) << e;
+    }
+    ::setenv("CH4LITE_PMI", "pmi1", 1);
+    {
+        dev::bootstrap b;  // no PMI_FD nor PMI_PORT: nothing to speak PMI-1 to
+        EXPECT_EQ(b.init(e), status::invalid);
+    }
+    ::setenv("CH4LITE_PMI", "auto", 1);
+    {
+        dev::bootstrap b;
+        EXPECT_EQ(b.init(e), status::ok) << e;
+        EXPECT_EQ(b.pmi_kind(), dev::bootstrap::kind::none);
+        EXPECT_STREQ(b.pmi(), "none");
+    }
+    ::unsetenv("CH4LITE_PMI");
 }
 
 TEST_F(Bootstrap, RejectsBrokenPmiVariables) {
@@ -168,8 +203,22 @@ TEST_F(Bootstrap, LargeValuesOverPmiAndProcessMapping) {
     EXPECT_TRUE(srv.server().conn(0).finalized);
 }
 
+// The bootstrap's blob for one value at its first fence: key "c4-1-<rank>",
+// value "1:" + base64 of (u32 name length, name, u32 value length, value).
+static std::string blob_value(const std::string& name, const std::string& value) {
+    std::vector<unsigned char> b;
+    auto u32 = [&](std::size_t v) {
+        for (int i = 0; i < 4; ++i) b.push_back(static_cast<unsigned char>((v >> (8 * i)) & 0xff));
+    };
+    u32(name.size());
+    b.insert(b.end(), name.begin(), name.end());
+    u32(value.size());
+    b.insert(b.end(), value.begin(), value.end());
+    return "1:" + util::b64_encode(b.data(), b.size());
+}
+
 // Rank 0 is the bootstrap under test; rank 1 is a raw client publishing its
-// host name in the bootstrap's key format ("<name>-<rank>-<i>", "-n").
+// host name in the bootstrap's format (blob_value).
 static void node_map_case(const char* mapping, const std::string& peer_host, std::vector<int> expect) {
     test::server_thread srv(config(2, mapping));
     const int fd0 = srv.add_rank(0), fd1 = srv.add_rank(1);
@@ -179,12 +228,7 @@ static void node_map_case(const char* mapping, const std::string& peer_host, std
         auto c = dev::pmi_client::from_fd(fd1);
         std::string& e = peer_error;
         if (failed(c->init(e))) return;
-        if (!*mapping) {
-            const std::string hex = util::hex_encode(peer_host.data(), peer_host.size());
-            if (failed(c->put("ch4lite_host-1-0", hex, e)) ||
-                failed(c->put("ch4lite_host-1-n", std::to_string(peer_host.size()) + ",1", e)))
-                return;
-        }
+        if (!*mapping && failed(c->put("c4-1-1", blob_value("ch4lite_host", peer_host), e))) return;
         if (!*mapping && failed(c->barrier(e))) return;
         (void)c->finalize(e);
     });
