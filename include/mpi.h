@@ -390,6 +390,13 @@ typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void 
                                         int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
                                           void *extra_state);
+/* MPI-1 forms (deprecated, MPI-4.1 section 19.1.2), for MPI_Keyval_create:
+ * the same function types as MPI_Comm_copy_attr_function and
+ * MPI_Comm_delete_attr_function, so either name fits either keyval call. */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                void *extra_state);
 typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out,
                                         int *flag);
@@ -405,9 +412,9 @@ typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
 typedef int MPI_Grequest_free_function(void *extra_state);
 typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 
-#define MPI_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0x0)
-#define MPI_DUP_FN ((MPI_Comm_copy_attr_function *)0x1)
-#define MPI_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0x0)
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0x0)
+#define MPI_DUP_FN ((MPI_Copy_function *)0x1)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0x0)
 #define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0x0)
 #define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)0x1)
 #define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0x0)

@@ -2,6 +2,7 @@
 // MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init (algorithms: coll/barrier.cpp,
 // the dissemination schedule in coll/build_basic.cpp).
 #include "api/coll_inter.hpp"
+#include "api/comm_util.hpp"
 #include "api/coll_sched.hpp"
 #include "coll/build.hpp"
 
@@ -25,6 +26,12 @@ int barrier(const char* fn, form f, MPI_Comm comm, MPI_Info info, MPI_Request* r
 }
 
 }  // namespace
+
+namespace ch4lite::api {
+int comm_barrier(const char* fn, MPI_Comm comm) noexcept {
+    return barrier(fn, form::blocking, comm, MPI_INFO_NULL, nullptr);
+}
+}  // namespace ch4lite::api
 
 extern "C" {
 CH4_PMPI(MPI_Barrier)

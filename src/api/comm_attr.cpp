@@ -51,7 +51,7 @@ int* predefined_value(int k) noexcept {
 
 // A live communicator keyval (also one the user freed while attributes
 // still use it: those keep working, MPI-4.1 §7.7.2), or nullptr.
-dev::keyval* comm_keyval(int k) noexcept {
+dev::keyval* comm_keyval_of(int k) noexcept {
     dev::keyval* kv = dev::keyval_lookup(k);
     return kv && kv->kind == dev::attr_kind::comm ? kv : nullptr;
 }
@@ -80,8 +80,8 @@ int attrs_copy(const char* fn, MPI_Comm old, dev::comm& from, dev::comm& to) noe
     return rc == -1 ? error_code(MPI_ERR_NO_MEM, fn, "out of memory copying attributes") : rc;
 }
 
-int attrs_delete_all(MPI_Comm h, dev::comm& c) noexcept {
-    return attr::delete_all([&]() noexcept { return &c.attrs; }, deleter("MPI_Comm_free", h));
+int attrs_delete_all(const char* fn, MPI_Comm h, dev::comm& c) noexcept {
+    return attr::delete_all([&]() noexcept { return &c.attrs; }, deleter(fn, h));
 }
 
 int comm_self_attrs_free() noexcept {
@@ -103,91 +103,117 @@ int comm_self_attrs_free() noexcept {
 
 }  // namespace ch4lite::api
 
-extern "C" {
+namespace ch4lite::api {
 
-CH4_PMPI(MPI_Comm_create_keyval)
-int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
-                           MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,
-                           void* extra_state) {
-    CH4_REQUIRE_INIT();
-    if (!comm_keyval) CH4_FAIL_SELF(MPI_ERR_ARG, "comm_keyval (output) is NULL");
+int comm_create_keyval(const char* fn, MPI_Comm_copy_attr_function* copy_fn,
+                       MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,
+                       void* extra_state) noexcept {
+    CH4_REQUIRE_INIT_IN(fn);
+    if (!comm_keyval) CH4_FAIL_SELF_IN(fn, MPI_ERR_ARG, "keyval (output) is NULL");
     dev::keyval kv;
     kv.kind = dev::attr_kind::comm;
     kv.comm_copy = copy_fn;
     kv.comm_delete = delete_fn;
     kv.extra_state = extra_state;
     const int h = dev::keyval_create(kv);
-    if (!h) CH4_FAIL_SELF(MPI_ERR_NO_MEM, "out of memory or too many keyvals");
+    if (!h) CH4_FAIL_SELF_IN(fn, MPI_ERR_NO_MEM, "out of memory or too many keyvals");
     *comm_keyval = h;
     return MPI_SUCCESS;
 }
 
-CH4_PMPI(MPI_Comm_free_keyval)
-int MPI_Comm_free_keyval(int* comm_keyval) {
-    CH4_REQUIRE_INIT();
-    if (!comm_keyval) CH4_FAIL_SELF(MPI_ERR_ARG, "comm_keyval is NULL");
-    if (api::predefined_keyval(*comm_keyval))
-        CH4_FAIL_SELF(MPI_ERR_KEYVAL, "cannot free the predefined keyval %d", *comm_keyval);
-    dev::keyval* kv = api::comm_keyval(*comm_keyval);
+int comm_free_keyval(const char* fn, int* comm_keyval) noexcept {
+    CH4_REQUIRE_INIT_IN(fn);
+    if (!comm_keyval) CH4_FAIL_SELF_IN(fn, MPI_ERR_ARG, "keyval is NULL");
+    if (predefined_keyval(*comm_keyval))
+        CH4_FAIL_SELF_IN(fn, MPI_ERR_KEYVAL, "cannot free the predefined keyval %d", *comm_keyval);
+    dev::keyval* kv = comm_keyval_of(*comm_keyval);
     if (!kv || kv->freed)
-        CH4_FAIL_SELF(MPI_ERR_KEYVAL, "invalid communicator keyval %d%s", *comm_keyval,
-                      kv ? ": it was freed already" : "");
+        CH4_FAIL_SELF_IN(fn, MPI_ERR_KEYVAL, "invalid communicator keyval %d%s", *comm_keyval,
+                         kv ? ": it was freed already" : "");
     kv->freed = true;
     dev::keyval_release(*comm_keyval);  // attributes still set keep it alive
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
 
-CH4_PMPI(MPI_Comm_set_attr)
-int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
-    CH4_REQUIRE_INIT();
-    dev::comm* c = api::lookup_comm(comm);
-    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
-    if (api::predefined_keyval(comm_keyval))
-        CH4_FAIL(comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be set", comm_keyval);
-    dev::keyval* kv = api::comm_keyval(comm_keyval);
-    if (!kv) CH4_FAIL(comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
-    const int rc = api::attr::set([c]() noexcept { return &c->attrs; }, *kv, comm_keyval,
-                                  attribute_val, api::deleter(__func__, comm));
-    if (rc == -1) CH4_FAIL(comm, MPI_ERR_NO_MEM, "out of memory storing the attribute");
-    return rc == MPI_SUCCESS ? rc : api::raise(comm, rc);
+int comm_set_attr(const char* fn, MPI_Comm comm, int comm_keyval, void* attribute_val) noexcept {
+    CH4_REQUIRE_INIT_IN(fn);
+    dev::comm* c = lookup_comm(comm);
+    if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
+    if (predefined_keyval(comm_keyval))
+        CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be set", comm_keyval);
+    dev::keyval* kv = comm_keyval_of(comm_keyval);
+    if (!kv) CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
+    const int rc = attr::set([c]() noexcept { return &c->attrs; }, *kv, comm_keyval,
+                             attribute_val, deleter(fn, comm));
+    if (rc == -1) CH4_FAIL_IN(fn, comm, MPI_ERR_NO_MEM, "out of memory storing the attribute");
+    return rc == MPI_SUCCESS ? rc : raise(comm, rc);
 }
 
-CH4_PMPI(MPI_Comm_get_attr)
-int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
-    CH4_REQUIRE_INIT();
-    dev::comm* c = api::lookup_comm(comm);
-    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
-    if (!attribute_val || !flag) CH4_FAIL(comm, MPI_ERR_ARG, "attribute_val or flag is NULL");
-    if (int* v = api::predefined_value(comm_keyval)) {
+int comm_get_attr(const char* fn, MPI_Comm comm, int comm_keyval, void* attribute_val,
+                  int* flag) noexcept {
+    CH4_REQUIRE_INIT_IN(fn);
+    dev::comm* c = lookup_comm(comm);
+    if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
+    if (!attribute_val || !flag) CH4_FAIL_IN(fn, comm, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    if (int* v = predefined_value(comm_keyval)) {
         *static_cast<void**>(attribute_val) = v;
         *flag = 1;
         return MPI_SUCCESS;
     }
-    if (!api::comm_keyval(comm_keyval))
-        CH4_FAIL(comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
+    if (!comm_keyval_of(comm_keyval))
+        CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
     const dev::attr_entry* e = dev::attr_find(c->attrs, comm_keyval);
     *flag = e != nullptr;
     if (e) *static_cast<void**>(attribute_val) = e->value;
     return MPI_SUCCESS;
 }
 
+int comm_delete_attr(const char* fn, MPI_Comm comm, int comm_keyval) noexcept {
+    CH4_REQUIRE_INIT_IN(fn);
+    dev::comm* c = lookup_comm(comm);
+    if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
+    if (predefined_keyval(comm_keyval))
+        CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be deleted",
+                    comm_keyval);
+    if (!comm_keyval_of(comm_keyval))
+        CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
+    if (dev::attr_find(c->attrs, comm_keyval)) {
+        const int rc = attr::delete_one([c]() noexcept { return &c->attrs; }, comm_keyval,
+                                        deleter(fn, comm));
+        return rc == MPI_SUCCESS ? rc : raise(comm, rc);
+    }
+    CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "no attribute is set for keyval %d on this communicator",
+                comm_keyval);
+}
+
+}  // namespace ch4lite::api
+
+extern "C" {
+
+CH4_PMPI(MPI_Comm_create_keyval)
+int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
+                           MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,
+                           void* extra_state) {
+    return api::comm_create_keyval(__func__, copy_fn, delete_fn, comm_keyval, extra_state);
+}
+
+CH4_PMPI(MPI_Comm_free_keyval)
+int MPI_Comm_free_keyval(int* comm_keyval) { return api::comm_free_keyval(__func__, comm_keyval); }
+
+CH4_PMPI(MPI_Comm_set_attr)
+int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+    return api::comm_set_attr(__func__, comm, comm_keyval, attribute_val);
+}
+
+CH4_PMPI(MPI_Comm_get_attr)
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+    return api::comm_get_attr(__func__, comm, comm_keyval, attribute_val, flag);
+}
+
 CH4_PMPI(MPI_Comm_delete_attr)
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
-    CH4_REQUIRE_INIT();
-    dev::comm* c = api::lookup_comm(comm);
-    if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
-    if (api::predefined_keyval(comm_keyval))
-        CH4_FAIL(comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be deleted", comm_keyval);
-    if (!api::comm_keyval(comm_keyval))
-        CH4_FAIL(comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
-    if (dev::attr_find(c->attrs, comm_keyval)) {
-        const int rc = api::attr::delete_one([c]() noexcept { return &c->attrs; }, comm_keyval,
-                                             api::deleter(__func__, comm));
-        return rc == MPI_SUCCESS ? rc : api::raise(comm, rc);
-    }
-    CH4_FAIL(comm, MPI_ERR_KEYVAL, "no attribute is set for keyval %d on this communicator",
-             comm_keyval);
+    return api::comm_delete_attr(__func__, comm, comm_keyval);
 }
 
 }  // extern "C"

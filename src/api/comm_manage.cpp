@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// MPI_Comm_dup(_with_info) / split / split_type / create / free / compare /
-// test_inter, for intra- and intercommunicators. The device builds
+// MPI_Comm_dup(_with_info) / split / split_type / create / free /
+// disconnect / compare / test_inter, for intra- and intercommunicators. The device builds
 // communicators (device/comm_create.hpp, device/intercomm.hpp); here:
 // checks, error-handler references and attribute callbacks.
 #include "api/bsend.hpp"
@@ -66,6 +66,17 @@ int dup(const char* fn, MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, bool wi
         *newcomm = MPI_COMM_NULL;
         return api::raise(comm, rc);
     }
+    return MPI_SUCCESS;
+}
+
+// What MPI_Comm_free and MPI_Comm_disconnect do once comm is known valid
+// and not predefined: delete callbacks, then the handle.
+int free_comm(const char* fn, MPI_Comm* comm, dev::comm& c) noexcept {
+    if (const int rc = api::attrs_delete_all(fn, *comm, c); rc != MPI_SUCCESS) return api::raise(*comm, rc);
+    api::bsend_comm_freed(*comm);  // its attached buffer, if any, is detached
+    api::errhandler_release(c.errhandler);
+    dev::comm_release(&c);
+    *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
 
@@ -169,12 +180,28 @@ int MPI_Comm_free(MPI_Comm* comm) {
     if (!c) CH4_FAIL(*comm, MPI_ERR_COMM, "invalid communicator");
     if (c->predefined())
         CH4_FAIL(*comm, MPI_ERR_COMM, "cannot free %s", c->context_id ? "MPI_COMM_SELF" : "MPI_COMM_WORLD");
-    if (const int rc = api::attrs_delete_all(*comm, *c); rc != MPI_SUCCESS) return api::raise(*comm, rc);
-    api::bsend_comm_freed(*comm);  // its attached buffer, if any, is detached
-    api::errhandler_release(c->errhandler);
-    dev::comm_release(c);
-    *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
+    return free_comm(__func__, comm, *c);
+}
+
+// MPI-4.1 §11.10.4: waits for the pending communication on comm to
+// complete, then frees it as MPI_Comm_free does; collective. Allowed on
+// every communicator but the predefined ones (as in MPICH and Open MPI),
+// not only on those of dynamic processes. The local wait
+// (dev::comm_quiesce) completes this process's operations; the barrier
+// after it makes the call collective, so when it returns every member has
+// completed its operations on comm as well.
+CH4_PMPI(MPI_Comm_disconnect)
+int MPI_Comm_disconnect(MPI_Comm* comm) {
+    CH4_REQUIRE_INIT();
+    if (!comm) CH4_FAIL_SELF(MPI_ERR_ARG, "comm is NULL");
+    dev::comm* c = api::lookup_comm(*comm);
+    if (!c) CH4_FAIL(*comm, MPI_ERR_COMM, "invalid communicator");
+    if (c->predefined())
+        CH4_FAIL(*comm, MPI_ERR_COMM, "cannot disconnect %s",
+                 c->context_id ? "MPI_COMM_SELF" : "MPI_COMM_WORLD");
+    dev::comm_quiesce(*c);
+    if (const int rc = api::comm_barrier(__func__, *comm); rc != MPI_SUCCESS) return rc;
+    return free_comm(__func__, comm, *c);
 }
 
 CH4_PMPI(MPI_Comm_compare)

@@ -18,5 +18,8 @@ int creation_failed(const char* fn, MPI_Comm comm, status s) noexcept;
 // Gives a new device communicator to the user: its error handler's
 // reference and its handle; nullptr (not a member) -> MPI_COMM_NULL.
 void hand_out(dev::comm* c, MPI_Comm* newcomm) noexcept;
+// A blocking barrier on comm (intra or inter) whose errors name fn
+// (api/barrier.cpp): for MPI_Comm_disconnect.
+int comm_barrier(const char* fn, MPI_Comm comm) noexcept;
 
 }  // namespace ch4lite::api

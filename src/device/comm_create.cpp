@@ -11,6 +11,8 @@
 #include "device/context_id.hpp"
 #include "device/device.hpp"
 #include "device/intercomm.hpp"
+#include "device/lazy_recv.hpp"
+#include "device/progress.hpp"
 #include "device/request.hpp"
 #include "util/pool_buffer.hpp"
 
@@ -164,6 +166,21 @@ void comm_release(comm* c) noexcept {
     --g_live;
     g_graveyard.push_back(c);
     reap();
+}
+
+void comm_quiesce(comm& c) noexcept {
+    lazy_flush(c.ctx_p2p());
+    // A scan of the request pool (cold path) every few polls.
+    unsigned polls = 0;
+    auto idle = [&c, &polls]() noexcept {
+        if (polls++ & 15u) return false;
+        bool busy = false;
+        request_pool().for_each_in_use([&](const request* r) {
+            if (r->cc != 0 && r->c && (r->c == &c || r->c->owner == &c)) busy = true;
+        });
+        return !busy;
+    };
+    progress_until(idle);
 }
 
 int comm_compare(const comm& a, const comm& b) noexcept {

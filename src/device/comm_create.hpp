@@ -37,6 +37,13 @@ status comm_split(comm& parent, int color, int key, comm*& out, bool offer = tru
 // on while a request still refers to it: MPI lets pending operations of a
 // freed communicator complete.
 void comm_release(comm* c) noexcept;
+// MPI_Comm_disconnect's local part: posts the armed persistent receives of
+// c (device/lazy_recv.hpp) and drives progress until no request on c (or on
+// an intercommunicator's local communicator) is incomplete: its pending
+// sends, receives and collectives have completed. Requests completed but not
+// yet waited for stay (they refer to c, which comm_release keeps alive).
+// Like MPI_Finalize, it relies on every pending operation being matched.
+void comm_quiesce(comm& c) noexcept;
 // Deletes freed communicators no request refers to any more and releases
 // their context ids (done at every creation; garbage collection calls it
 // too, device/pool_gc.cpp).
