@@ -48,7 +48,11 @@ static void expect_err(int rc, int want, const char* fn, const char* what) {
     MPI_Error_class(rc, &cls);
     CHECK(cls == want, "%s: class %d, expected %d", what, cls, want);
     MPI_Error_string(rc, msg, &len);
+#ifdef CH4LITE /* our messages begin with the function's name */
     CHECK(strncmp(msg, fn, strlen(fn)) == 0, "%s: message does not name %s: %s", what, fn, msg);
+#else
+    (void)fn;
+#endif
 }
 
 static void attrs(void) {
@@ -67,8 +71,8 @@ static void attrs(void) {
     CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, MPI_IO, &pv, &flag));
     CHECK(flag && (*pv == MPI_ANY_SOURCE || *pv == MPI_PROC_NULL || (*pv >= 0 && *pv < np)),
           "MPI_IO = %d", *pv);
-    CHECK_MPI(MPI_Attr_get(MPI_COMM_SELF, MPI_WTIME_IS_GLOBAL, &pv, &flag));
-    CHECK(flag && (*pv == 0 || *pv == 1), "MPI_WTIME_IS_GLOBAL = %d", *pv);
+    CHECK_MPI(MPI_Attr_get(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &pv, &flag));
+    CHECK(flag && (*pv == 0 || *pv == 1), "MPI_WTIME_IS_GLOBAL: flag %d value %d", flag, *pv);
 
     /* MPI_DUP_FN copies the value on MPI_Comm_dup, MPI_NULL_COPY_FN does not;
      * callbacks of the MPI-1 types. */
@@ -129,6 +133,8 @@ static void attrs(void) {
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    /* Using a freed keyval is erroneous; we detect it (MPICH does not). */
+#ifdef CH4LITE
     expect_err(MPI_Attr_put(MPI_COMM_WORLD, kuser_saved, (void*)1), MPI_ERR_KEYVAL,
                "MPI_Attr_put", "MPI_Attr_put with a freed keyval");
     void* dummy = NULL;
@@ -136,8 +142,13 @@ static void attrs(void) {
                "MPI_Attr_get", "MPI_Attr_get with a freed keyval");
     int again = kuser_saved;
     expect_err(MPI_Keyval_free(&again), MPI_ERR_KEYVAL, "MPI_Keyval_free", "double MPI_Keyval_free");
+#else
+    (void)kuser_saved;
+#endif
+#ifdef CH4LITE /* as our MPI_Comm_delete_attr (MPICH returns success) */
     expect_err(MPI_Attr_delete(MPI_COMM_WORLD, kdup), MPI_ERR_KEYVAL, "MPI_Attr_delete",
                "MPI_Attr_delete of an attribute not set");
+#endif
     expect_err(MPI_Attr_put(MPI_COMM_WORLD, MPI_TAG_UB, (void*)1), MPI_ERR_KEYVAL,
                "MPI_Attr_put", "MPI_Attr_put of MPI_TAG_UB");
     expect_err(MPI_Attr_put(MPI_COMM_NULL, kdup, (void*)1), MPI_ERR_COMM, "MPI_Attr_put",
@@ -222,19 +233,32 @@ static void disconnect(int me, int np) {
     int in = me + 1, out = 0;
     MPI_Request ar;
     CHECK_MPI(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, c, &ar));
-    int pval = -1, sval = 1000 + me;
+    /* large, so that the sender's completion needs the receive posted: a
+     * receive MPI_Start left armed (not yet posted) must be posted by the
+     * disconnect, or both sides wait for each other */
+    unsigned char* pbuf = calloc(BIG, 1);
+    unsigned char* sbuf = malloc(BIG);
+    CHECK(pbuf && sbuf, "out of memory");
+    mt_fill(sbuf, BIG, 50 + me);
     MPI_Request pr = MPI_REQUEST_NULL, sr = MPI_REQUEST_NULL;
     const int to = (me + 1) % np, from = (me + np - 1) % np;
-    CHECK_MPI(MPI_Recv_init(&pval, 1, MPI_INT, from, 5, c, &pr));
+    CHECK_MPI(MPI_Recv_init(pbuf, BIG, MPI_BYTE, from, 5, c, &pr));
     CHECK_MPI(MPI_Start(&pr));
-    CHECK_MPI(MPI_Isend(&sval, 1, MPI_INT, to, 5, c, &sr));
+    CHECK_MPI(MPI_Isend(sbuf, BIG, MPI_BYTE, to, 5, c, &sr));
     CHECK_MPI(MPI_Comm_disconnect(&c));
     int flag = 0;
     CHECK_MPI(MPI_Test(&ar, &flag, MPI_STATUS_IGNORE));
     CHECK(flag && out == np * (np + 1) / 2, "Iallreduce after disconnect: flag %d sum %d", flag, out);
-    CHECK_MPI(MPI_Wait(&sr, MPI_STATUS_IGNORE));
-    CHECK_MPI(MPI_Wait(&pr, MPI_STATUS_IGNORE));
-    CHECK(pval == 1000 + from, "persistent receive: %d", pval);
+    flag = 0;
+    CHECK_MPI(MPI_Test(&sr, &flag, MPI_STATUS_IGNORE));
+    CHECK(flag, "send still pending after disconnect");
+    flag = 0;
+    CHECK_MPI(MPI_Test(&pr, &flag, MPI_STATUS_IGNORE));
+    const size_t bad = mt_verify(pbuf, BIG, 50 + from);
+    CHECK(flag && bad == 0, "persistent receive after disconnect: flag %d, byte %zu wrong", flag,
+          bad - 1);
+    free(pbuf);
+    free(sbuf);
     CHECK_MPI(MPI_Request_free(&pr));
 
     /* intercommunicator: even ranks against odd ranks */
