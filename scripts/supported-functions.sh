@@ -21,6 +21,28 @@ included by mpi.h) by `scripts/supported-functions.sh`; the test
 that is not listed is not implemented (and not declared). Large-count `_c`
 variants are listed beside their int forms.
 
+Not provided (not declared in mpi.h, so a program using them fails to
+compile or link rather than failing at run time):
+
+- Sessions (`MPI_Session_*`, `MPI_Comm_create_from_group`,
+  `MPI_Group_from_session_pset`).
+- Dynamic processes: `MPI_Comm_spawn`, `MPI_Comm_spawn_multiple`,
+  `MPI_Comm_get_parent`, `MPI_Comm_connect`, `MPI_Comm_accept`,
+  `MPI_Comm_join`, `MPI_Open_port`, `MPI_Close_port`, `MPI_Publish_name`,
+  `MPI_Unpublish_name`, `MPI_Lookup_name`. (`MPI_Comm_disconnect` is
+  provided, for every communicator but the predefined ones.)
+- MPI-IO (`MPI_File_*`) and the tool interface (`MPI_T_*`).
+- Fortran status conversion (`MPI_Status_c2f`, `MPI_Status_f2c` and the
+  f08 forms): there is no Fortran binding.
+- The MPI-1 functions removed in MPI-3.0: `MPI_Address`, `MPI_Type_extent`,
+  `MPI_Type_lb`, `MPI_Type_ub`, `MPI_Type_hvector`, `MPI_Type_hindexed`,
+  `MPI_Type_struct`, `MPI_Errhandler_create`, `MPI_Errhandler_get`,
+  `MPI_Errhandler_set` (Open MPI 4 leaves them out by default too; use
+  `MPI_Get_address`, `MPI_Type_get_extent`, `MPI_Type_create_*`,
+  `MPI_Comm_*_errhandler`). The MPI-1 functions MPI-4.1 only deprecates
+  (`MPI_Keyval_create`, `MPI_Keyval_free`, `MPI_Attr_put`, `MPI_Attr_get`,
+  `MPI_Attr_delete`) are provided.
+
 HEAD
 awk '
   /^\/\* ---- / {
