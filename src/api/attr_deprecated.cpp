@@ -37,6 +37,8 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
 }
 
 CH4_PMPI(MPI_Attr_delete)
-int MPI_Attr_delete(MPI_Comm comm, int keyval) { return api::comm_delete_attr(__func__, comm, keyval); }
+int MPI_Attr_delete(MPI_Comm comm, int keyval) {
+    return api::comm_delete_attr(__func__, comm, keyval);
+}
 
 }  // extern "C"

@@ -141,7 +141,8 @@ int comm_set_attr(const char* fn, MPI_Comm comm, int comm_keyval, void* attribut
     dev::comm* c = lookup_comm(comm);
     if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
     if (predefined_keyval(comm_keyval))
-        CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be set", comm_keyval);
+        CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "the predefined attribute %d cannot be set",
+                    comm_keyval);
     dev::keyval* kv = comm_keyval_of(comm_keyval);
     if (!kv) CH4_FAIL_IN(fn, comm, MPI_ERR_KEYVAL, "invalid communicator keyval %d", comm_keyval);
     const int rc = attr::set([c]() noexcept { return &c->attrs; }, *kv, comm_keyval,
@@ -155,7 +156,8 @@ int comm_get_attr(const char* fn, MPI_Comm comm, int comm_keyval, void* attribut
     CH4_REQUIRE_INIT_IN(fn);
     dev::comm* c = lookup_comm(comm);
     if (!c) CH4_FAIL_IN(fn, comm, MPI_ERR_COMM, "invalid communicator");
-    if (!attribute_val || !flag) CH4_FAIL_IN(fn, comm, MPI_ERR_ARG, "attribute_val or flag is NULL");
+    if (!attribute_val || !flag)
+        CH4_FAIL_IN(fn, comm, MPI_ERR_ARG, "attribute_val or flag is NULL");
     if (int* v = predefined_value(comm_keyval)) {
         *static_cast<void**>(attribute_val) = v;
         *flag = 1;
