@@ -124,7 +124,7 @@ struct tx_ring {
 // (slow); NAS_LU_y/33 (1320 bytes, receiver only) 0.98 -> 0.86 (fast).
 // Below 2 KiB the sender's staging lost; at 480 bytes each side's did; from
 // 5 KiB on the sender's lost as much as it gained; the receiver's at 4096
-// bytes lost in both placements (docs/ddt-wire.md, "Direct paths").
+// bytes lost in both placements (docs/ddt-wire.md, "Direct paths and staging on the node").
 inline constexpr std::size_t typed_stage_min = 2048, typed_stage_max = 4096;
 inline constexpr std::size_t typed_unstage_min = 1024;
 

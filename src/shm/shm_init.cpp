@@ -352,7 +352,7 @@ status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void*
     // the threshold (4-byte blocks gathered at random: ~4 GB/s) as slow
     // stores and stream every one of its messages, which the receiver then
     // reads from memory (SPECFEM3D_oc, 7588 bytes: 3.4 -> 2.4 us per
-    // one-way message, fast placement; docs/ddt-wire.md, "Direct paths").
+    // one-way message, fast placement; docs/ddt-wire.md, "Direct paths and staging on the node").
     // One copy in time_every is timed, whatever its size.
     util::scratch tmp;
     const auto pack_to = [&](std::byte* to) noexcept {
