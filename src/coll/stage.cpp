@@ -66,8 +66,8 @@ struct xline {
 
 // Timed fills (the host is not oversubscribed): plain copies, which are the
 // fastest when the vCPUs share caches but ~5x slower than the pairwise
-// single copy when they sit far apart (docs/collectives.md, "Staged
-// exchange"). So each member times its fills and reads of at least
+// single copy when they sit far apart (docs/collectives-staged.md,
+// "Staged exchange"). So each member times its fills and reads of at least
 // timed_min bytes; two fills or two reads in a row below
 // CH4LITE_COLL_STAGE_SLOW (5 GB/s) make every member (all read the same
 // flags after the round, xline::slow) take the

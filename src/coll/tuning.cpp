@@ -37,7 +37,7 @@ void init() noexcept {
     // Oversubscribed nodes (more ranks than cores, device.hpp): a rank waits
     // for a core at every message step, and the receiver-driven single copy
     // of shm rendezvous needs only the reader running. Measured on 2 cores
-    // with 3 and 4 ranks (docs/collectives.md): the binomial Bcast and the
+    // with 3 and 4 ranks (docs/collectives.md, "Why these choices"): the binomial Bcast and the
     // all-posted Alltoall beat scatter+allgather and pairwise exchange at
     // every size up to 1 MiB, so they are the defaults there.
     // There a large Bcast among ranks of one node also goes from the root
