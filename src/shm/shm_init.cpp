@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Bringing up the node's segment (docs/shm.md, "Segment"):
+// Bringing up the node's segment (docs/shm-segment.md, "Segment"):
 //   1. the lowest world rank of the node (the creator) creates the segment
 //      (a memfd; with CH4LITE_SHM_NAMED=1 under a fresh name), initializes
 //      the header and publishes {descriptor or name, size, geometry, cookie}
