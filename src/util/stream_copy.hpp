@@ -25,7 +25,7 @@ inline constexpr bool stream_copy_streams = false;
 // rings copy into their data chunks this way: the sender does not first take
 // the lines the receiver still holds from the ring's last lap, and the
 // receiver then reads them from memory instead of from the sender's cache
-// (docs/shm.md, "The eager limit and the vCPU placement").
+// (docs/shm-protocols.md, "The eager limit and the vCPU placement").
 inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
 #if defined(__x86_64__)
     std::size_t i = 0;
