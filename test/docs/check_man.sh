@@ -46,6 +46,17 @@ n=$(wc -l <"$tmp/mpiexec.opts")
 while read -r o; do
   has mpiexec "$o" || bad "mpiexec --help lists $o; docs/man/man1/mpiexec.1 does not describe it"
 done <"$tmp/mpiexec.opts"
+# The other way: every option the page describes is one mpiexec accepts (it
+# may then complain of a missing value or program, never "unknown option").
+awk '/^OPTIONS/ { on = 1; next } /^[A-Z]/ { on = 0 }
+     on && /^       -/ { sub(/^       /, ""); split($0, c, /  +/); print c[1] }' "$tmp/mpiexec.txt" |
+  tr ',' '\n' | awk '{ if ($1 ~ /^-/) print $1 }' | sort -u >"$tmp/man.opts"
+[ "$(wc -l <"$tmp/man.opts")" -ge 10 ] || bad "found only $(wc -l <"$tmp/man.opts") options in the OPTIONS of mpiexec.1"
+while read -r o; do
+  if "$mpiexec" "$o" </dev/null 2>&1 | grep -q "unknown option"; then
+    bad "mpiexec.1 describes $o; mpiexec does not accept it"
+  fi
+done <"$tmp/man.opts"
 # Environment variables the usage text names.
 for v in $(grep -oE '\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b' "$tmp/usage" | sort -u); do
   has mpiexec "$v" || bad "mpiexec --help names $v; mpiexec.1 does not"
