@@ -26,6 +26,8 @@ table() {
     $1 == "VALUE" && NF >= 9 {
       nvalues++
       if ($10 == "disturbed") ndist++
+      if ($7 + 0 > maxruns) maxruns = $7 + 0
+      if (!($2 in seen_tab)) { seen_tab[$2] = 1; ntab++ }
       if (!($4 in seen_cfg)) { seen_cfg[$4] = 1; cfgs = cfgs (cfgs == "" ? "" : ", ") $4 }
       next
     }
@@ -53,7 +55,7 @@ table() {
     }
     END {
       if (n == 0) { print "bench-table: no RATIO or GOAL lines" > "/dev/stderr"; exit 1 }
-      printf "%d values from configurations %s; %d of them measured only in runs that other processes disturbed.\n\n", nvalues, (cfgs == "" ? "none" : cfgs), ndist
+      printf "%d benchmark table(s), %d values from configurations %s, median of up to %d run(s) each; %d of them measured only in runs that other processes disturbed.\n\n", ntab, nvalues, (cfgs == "" ? "none" : cfgs), maxruns, ndist
       print "| table | ratio | rows | geomean | min | max | goal | rows meeting it |"
       print "|---|---|---:|---:|---:|---:|---|---|"
       for (i = 1; i <= n; i++) {
