@@ -15,7 +15,7 @@ SANITIZE ?= address,undefined
 # report SIGSEGV, not the sanitizer's exit status.
 SAN_ENV ?= ASAN_OPTIONS=detect_leaks=1:handle_segv=0 UBSAN_OPTIONS=print_stacktrace=1
 
-.PHONY: all deps configure build demo check check-full sanitize bench install clean
+.PHONY: all deps configure build demo check check-full sanitize bench bench-doc install clean
 
 all: build
 
@@ -48,6 +48,14 @@ sanitize: deps
 
 bench: build
 	@sh bench/run.sh $(BUILD)
+	@echo "make bench-doc: copy $(BUILD)/bench-summary.tsv to docs/results/ and regenerate the headline table of docs/benchmarks.md"
+
+# The headline table of docs/benchmarks.md from the last make bench
+# (scripts/bench-table.sh; the test docs.bench_table checks they agree).
+bench-doc:
+	@test -s $(BUILD)/bench-summary.tsv || { echo "no $(BUILD)/bench-summary.tsv: run make bench first" >&2; exit 1; }
+	@cp $(BUILD)/bench-summary.tsv docs/results/bench-summary.tsv
+	@sh scripts/bench-table.sh --update docs/benchmarks.md docs/results/bench-summary.tsv
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)

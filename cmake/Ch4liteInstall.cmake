@@ -15,6 +15,10 @@ install(PROGRAMS ${CMAKE_BINARY_DIR}/install-wrappers/mpicc
 if(TARGET mpiexec)
   install(TARGETS mpiexec RUNTIME DESTINATION bin)
 endif()
+# Man pages (docs/man/man1): `man -M <prefix>/share/man mpiexec`, or plain
+# `man mpiexec` with <prefix>/bin on PATH (man-db looks in ../share/man).
+install(FILES ${PROJECT_SOURCE_DIR}/docs/man/man1/mpiexec.1 ${PROJECT_SOURCE_DIR}/docs/man/man1/mpicc.1
+  ${PROJECT_SOURCE_DIR}/docs/man/man1/mpicxx.1 DESTINATION share/man/man1)
 set_target_properties(mpi PROPERTIES INTERFACE_INCLUDE_DIRECTORIES
   "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>$<INSTALL_INTERFACE:include>")
 install(EXPORT ch4liteTargets NAMESPACE ch4lite:: DESTINATION lib/cmake/ch4lite)

@@ -3,7 +3,8 @@
 # Installs the Debian packages ch4lite needs, if any are missing. Idempotent
 # and quiet when everything is present.
 #   required: build tools, libfabric, UCX (the ucx netmod), hwloc, GoogleTest,
-#             PMIx headers (libmpi loads libpmix only when a PMIx launcher
+#             man-db (test docs.man renders the man pages), PMIx headers
+#             (libmpi loads libpmix only when a PMIx launcher
 #             starts it)
 #   optional (side-by-side benchmarks and launcher-compatibility tests):
 #             MPICH (Hydra) and Open MPI; skip with CH4LITE_NO_PEERS=1
@@ -12,7 +13,7 @@
 #             not started by the installation: the tests start their own.
 #   iproute2 and util-linux (ip, unshare: the test hosts of test/multihost).
 set -eu
-required="cmake g++ make pkg-config libfabric-dev libfabric-bin libucx-dev libhwloc-dev hwloc googletest libgtest-dev libpmix-dev"
+required="cmake g++ make pkg-config man-db libfabric-dev libfabric-bin libucx-dev libhwloc-dev hwloc googletest libgtest-dev libpmix-dev"
 peers="mpich libmpich-dev openmpi-bin libopenmpi-dev"
 slurm="slurmctld slurmd slurm-client munge"
 want="$required iproute2 util-linux"

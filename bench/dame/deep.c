@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Deeply nested datatypes (docs/dame.md, "Depth"), one process:
+ * Deeply nested datatypes (docs/dame-types.md, "Depth"), one process:
  *   dup_<n>      a chain of n MPI_Type_dup, each level committed as it is made
  *                (MPI_Type_dup of a committed type) and every handle kept, then
  *                all freed: seconds for the chain, microseconds per level, and

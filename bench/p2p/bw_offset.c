@@ -5,7 +5,7 @@
  * buffer is on a page. glibc places a malloc()ed buffer of 128 KiB or more
  * 16 bytes past a page, and a copy whose destination lies 1-31 bytes after
  * its source modulo 4096 is where memcpy's `rep movsb` was 10x slower on
- * the development VM (docs/shm.md, "Buffers a few bytes past the source's
+ * the development VM (docs/shm-protocols.md, "Buffers a few bytes past the source's
  * place in a page"). GB/s, 16 KiB - 1 MiB; rows "<size>+<offset>".
  */
 #include "bench.h"

@@ -7,8 +7,8 @@
  * run, next to the cache-line handoff of the same two processes (the vCPU
  * placement, bench/common/cacheline.h).
  *
- * It measures what decides how shm moves large data (docs/shm.md, "Two
- * copies or one"): the ring copies depend on the placement and on the
+ * It measures what decides how shm moves large data (docs/shm-protocols.md, "Cached
+ * or streamed stores"): the ring copies depend on the placement and on the
  * ring's size, the kernel's copy much less. Rows (µs per MiB, the fastest
  * of 5 repetitions; each repetition alternates every column once):
  *   oneway   rank 0 sends 1 MiB, rank 1 receives

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The three forms of a collective at the API (docs/collectives.md,
+// The three forms of a collective at the API (docs/collectives-schedules.md,
 // "Schedules"): an entry point checks its arguments once, whatever the
 // form, then either runs the direct algorithm (blocking) or builds a
 // schedule (coll/sched.hpp, coll/build.hpp) and hands it to issue():

@@ -136,7 +136,7 @@ template <class C, class N>
 // This skips the checked path's type look-up, its checks and two calls:
 // one element of NAS_LU_y/12's type (twelve 40-byte blocks), MPI_Pack
 // 42-43 -> 17-19 ns; a small struct of two kernels 56-59 -> 30-32 ns
-// (docs/dame.md).
+// (docs/dame-programs.md).
 template <class C, class N>
 [[gnu::always_inline]] inline bool quick_typed(C count, MPI_Datatype datatype, C size, const N* position,
                                                const void* buf, int64_t* bytes) noexcept {

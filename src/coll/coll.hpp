@@ -104,7 +104,7 @@ struct tuning {
     std::size_t alltoall_stage = SIZE_MAX;    // staged exchange from here (same) ...
     std::size_t alltoall_stage_max = SIZE_MAX;  // ... for blocks below this
     int alltoall_window = 32;                 // peers in flight in the scattered alltoall
-    // How a staged broadcast's root fills the chunks (stage_seg.cpp):
+    // How a staged broadcast's root fills the chunks (coll/stage.cpp):
     // timed plain copies that turn to streamed ones when slow, or always one.
     enum class fill { automatic, plain, streamed } stage_fill = fill::automatic;
     // A timed copy of a staged exchange slower than this (GB/s) sends the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The schedule engine (docs/collectives.md, "Schedules"): the role of
+// The schedule engine (docs/collectives-schedules.md, "Schedules"): the role of
 // MPICH's transport-based scheduler and Open MPI's libnbc. A collective is a
 // small DAG of steps — send, receive, local reduction, copy, pack, unpack —
 // built once, then run by the device's progress engine: every dev::progress()

@@ -33,7 +33,7 @@ struct slot_hdr {
 };
 // How the root fills the broadcast chunks, after the slots. Plain copies
 // are fastest when the vCPUs share a cache, but when the VM places them
-// far apart (docs/shm.md, "The eager limit and the vCPU placement") a plain
+// far apart (docs/shm-protocols.md, "The eager limit and the vCPU placement") a plain
 // fill into lines the readers of the last lap still hold moves ~2.6 GB/s,
 // where non-temporal stores move 25-34 GB/s (the readers then read memory,
 // which costs them in the good placement). So the root times its plain
@@ -66,8 +66,8 @@ struct xline {
 
 // Timed fills (the host is not oversubscribed): plain copies, which are the
 // fastest when the vCPUs share caches but ~5x slower than the pairwise
-// single copy when they sit far apart (docs/collectives.md, "Staged
-// exchange"). So each member times its fills and reads of at least
+// single copy when they sit far apart (docs/collectives-staged.md,
+// "Staged exchange"). So each member times its fills and reads of at least
 // timed_min bytes; two fills or two reads in a row below
 // CH4LITE_COLL_STAGE_SLOW (5 GB/s) make every member (all read the same
 // flags after the round, xline::slow) take the
@@ -246,8 +246,8 @@ inline bool timed_fills() noexcept { return !g_dev.oversubscribed; }
 // A fill. Oversubscribed: from CH4LITE_SHM_STREAM_MIN bytes on with
 // non-temporal stores, so the readers take the bytes from memory, not from
 // this core's cache: a plain copy read by another core moves ~2 GB/s when
-// the two vCPUs sit far apart (docs/shm.md, "The eager limit and the vCPU
-// placement"). Else plain, timed (exchange_round).
+// the two vCPUs sit far apart (docs/shm-protocols.md, "The eager limit and the
+// vCPU placement"). Else plain, timed (exchange_round).
 inline void box_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
     if (timed_fills())
         std::memcpy(dst, src, n);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A communicator's staging segment for collectives among ranks of one node
-// (docs/collectives.md, "Staged broadcast"): the root copies the message
+// (docs/collectives-staged.md, "Staged broadcast"): the root copies the message
 // into shared memory once, chunk by chunk, and every other rank copies it
 // out as soon as it runs — plain memory copies (the kernel's single copy
 // moves 3.6-5x fewer bytes per second, bench/rma/cma_copy.c) and no
@@ -37,7 +37,7 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept;
 // Staged exchange rounds (Alltoall, Allreduce): every member has a box per
 // half of stage_box_bytes(c) (0: no segment, or created while both
 // CH4LITE_COLL_ALLREDUCE_STAGE and _ALLTOALL_STAGE were "never"). In a round each member fills
-// its box, and once all did, reads the others' (docs/collectives.md,
+// its box, and once all did, reads the others' (docs/collectives-staged.md,
 // "Staged exchange"). No pairwise step: a member waits only for the last
 // one to fill. Members that disagree on the byte count all stop after the
 // first round and report truncation (coll::note_mismatch).

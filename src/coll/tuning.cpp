@@ -37,14 +37,14 @@ void init() noexcept {
     // Oversubscribed nodes (more ranks than cores, device.hpp): a rank waits
     // for a core at every message step, and the receiver-driven single copy
     // of shm rendezvous needs only the reader running. Measured on 2 cores
-    // with 3 and 4 ranks (docs/collectives.md): the binomial Bcast and the
+    // with 3 and 4 ranks (docs/collectives.md, "Why these choices"): the binomial Bcast and the
     // all-posted Alltoall beat scatter+allgather and pairwise exchange at
     // every size up to 1 MiB, so they are the defaults there.
     // There a large Bcast among ranks of one node also goes from the root
     // to every rank at once (bcast_flat): each receiver reads the root's
     // buffer by single copy as soon as it runs, none waits for a parent.
     // Better still, through the communicator's staging segment
-    // (bcast_stage, stage_seg.hpp): plain copies instead of the kernel's
+    // (bcast_stage, coll/stage.hpp): plain copies instead of the kernel's
     // single copy; 3 and 4 ranks on 2 cores, 256 KiB: 28-32 -> 13 us and
     // 53-55 -> 21 us; 1 MiB: 102-105 -> 53-75 and 184-187 -> 76 us. On 2
     // ranks with a core each it lost (32 KiB 2.1 -> 3.7 us), so only here.
@@ -59,7 +59,7 @@ void init() noexcept {
     // With a core per rank, the staged Allreduce and Alltoall from 128 KiB,
     // with timed plain fills and reads that hand the communicator back to
     // the point-to-point algorithms while the vCPUs sit far apart
-    // (stage_seg.cpp; docs/collectives.md, "Staged exchange"). 2 ranks,
+    // (coll/stage.cpp; docs/collectives-staged.md, "Staged exchange"). 2 ranks,
     // fast placement: Allreduce 256 KiB 56-72 -> 39-48 us, 1 MiB 140-162 ->
     // 110-132; Alltoall 256 KiB 27-30 -> 22-25; at 32 KiB both lost.
     d.allreduce_stage = 128 * 1024;

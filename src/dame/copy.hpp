@@ -15,7 +15,7 @@ namespace ch4lite::dame {
 enum class dir { pack, unpack };
 
 // One copy of a variable length: from here on memcpy wins (measured,
-// docs/dame.md; a single 480-byte block: 43 GB/s against 36 with the
+// docs/results/dame.md; a single 480-byte block: 43 GB/s against 36 with the
 // 32-byte loop of copy_short).
 constexpr int64_t long_block = 256;
 // A kernel's loop over many blocks of one length copies them inline from

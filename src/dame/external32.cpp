@@ -133,7 +133,7 @@ const type* leaf_of(const type& k) {
 // Every basic element of n copies of k at off, off + extent(k), ... in
 // type-map order: f(b, off, r) takes a run of the predefined type b, a
 // block of one, or a whole vector of them, in one call, so that the
-// conversion loops run long (docs/dame.md: doubles 1 -> 26 GB/s). False
+// conversion loops run long (docs/dame-external32.md: doubles 1 -> 26 GB/s). False
 // when f asked to stop.
 //
 // No recursion: a stack of the types being walked, each at its block i and

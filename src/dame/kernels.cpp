@@ -75,7 +75,7 @@ namespace {
 // x86-64-v3 ones (kernels_v3.cpp) when it has AVX2, up to isa_cap(). The
 // grouped transposes (VECTOR of VECTOR of blocks of at most 32 bytes) keep
 // the baseline code: compiled for AVX-512 they ran slower (FFT2 receive,
-// docs/dame.md, "Kernels for the CPU").
+// docs/dame-programs.md, "Kernels for the CPU").
 #if CH4LITE_DAME_HAVE_ISA && defined(__clang__) && __clang_major__ < 16
 // Clang before 16 knows no level names in __builtin_cpu_supports: the
 // features that set the levels apart (every CPU with AVX2, FMA and BMI2 also

@@ -57,7 +57,7 @@ using path = std::vector<piece>;
 // on P, which no grouping above it changes. The default is the model
 // commit uses (processing, K = 8, C_vec = 1, C_idx = 1.5: a displacement
 // load per copy; plus a word per stored displacement), tuned on the
-// DDTBench layouts (docs/dame.md); paper_storage and paper_processing are
+// DDTBench layouts (docs/dame-ir.md); paper_storage and paper_processing are
 // the paper's own models.
 struct cost_model {
     double vec_store = 0.0;       // K_vec

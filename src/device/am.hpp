@@ -65,7 +65,7 @@ struct sync_ack_hdr {
     uint32_t sreq_id;
 };
 
-// Split single copy (docs/shm.md): the receiver of an RTS that offers the
+// Split single copy (docs/shm-protocols.md, "Large messages"): the receiver of an RTS that offers the
 // sender's buffer asks the sender to write bytes [offset, offset+bytes) of
 // its message to the receiver's address `addr`, and reads the rest itself,
 // at the same time. The answer echoes the ids and the part, with `addr`

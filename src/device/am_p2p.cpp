@@ -85,7 +85,7 @@ void accept_rts(request* r, int src_lpid, int src_rank, int tag, uint32_t sreq_i
     const std::size_t n = accept_match(r, src_rank, tag, size);
     // The kernel copies a contiguous single copy with `rep movsb` too: at a
     // short distance (util::short_distance) it ran at 2.4-3.0 GB/s, the
-    // pipelined chunks (copy_bytes) at 15-23 (64 KiB-1 MiB, docs/shm.md).
+    // pipelined chunks (copy_bytes) at 15-23 (64 KiB-1 MiB, docs/results/shm.md).
     if (raddr != 0 && !r->dt && util::short_distance(r->buf, reinterpret_cast<const void*>(raddr)))
         raddr = 0;
     if (raddr != 0 && !r->dt && n >= g_dev.cma_split_min && g_dev.cma_split_min > 0 &&
@@ -173,7 +173,7 @@ status am_start_rts(request* r) noexcept {
     // the request completes when all data chunks did (or the single copy's
     // SYNC_ACK came). Use a control message.
     // Offer the single copy unless the ring is the faster way right now
-    // (docs/shm.md, "Ring or single copy"); the receiver then answers CTS.
+    // (docs/shm-protocols.md, "Ring or single copy"); the receiver then answers CTS.
     if (!r->dt && g_dev.shm.local(r->peer) && g_dev.shm.cma_send() &&
         !(r->capacity <= g_dev.shm_ring_rndv_max && g_dev.shm.ring_runs_fast(r->peer))) {
         const rts_cma_hdr hc{h, reinterpret_cast<uintptr_t>(r->buf)};

@@ -112,7 +112,7 @@ void init_protocol_limits() {
     g_dev.cma_write = util::env_bool("CH4LITE_SHM_CMA_WRITE", true);
     g_dev.print_stats = util::env_bool("CH4LITE_STATS", false);
     // Up to just below the split single copy, which streams better
-    // (docs/shm.md, "Ring or single copy"); so none when oversubscribed
+    // (docs/shm-protocols.md, "Ring or single copy"); so none when oversubscribed
     // (no split there, and the pipelined ring copy needs both ranks running).
     g_dev.shm_ring_rndv_max = static_cast<std::size_t>(std::clamp<int64_t>(
         util::env_int("CH4LITE_SHM_RING_RNDV_MAX",

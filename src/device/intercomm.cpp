@@ -95,7 +95,7 @@ status swap_lists(comm& local, int leader, const channel& ch, const std::vector<
     try {
         theirs.resize(static_cast<std::size_t>(n));
     } catch (const std::bad_alloc&) {
-        return status::no_mem;  // the others wait for this member: see docs/communicators.md
+        return status::no_mem;  // the others wait for this member: see docs/pools.md, "Out of memory"
     }
     const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(int);
     if (local.rank == leader)

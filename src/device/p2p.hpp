@@ -165,7 +165,7 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
 
 // A blocking standard send of a noncontiguous buffer whose packed size is
 // within the shm eager limit, to a local peer, on the same conditions:
-// packed straight into the ring (docs/ddt-wire.md, "Direct paths").
+// packed straight into the ring (docs/ddt-wire.md, "Direct paths and staging on the node").
 [[gnu::noinline]] inline bool send_direct_typed(uint32_t ctx, const void* buf, const dame::type& t,
                                                 int64_t count, std::size_t bytes, comm& c, int rank,
                                                 int tag) noexcept {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Garbage collection of the device's memory-object pools (util/pool.hpp):
 // the hooks each pool runs, mode by mode, when it is at its maximum and an
-// allocation would fail (docs/architecture.md, "Memory-object pools").
+// allocation would fail (docs/pools.md).
 //
 //   pool         simple                    aggressive non-blocking   aggressive blocking
 //   requests     (nothing cached)          poll what completed       progress until one returns,

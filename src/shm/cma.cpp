@@ -66,7 +66,7 @@ unsigned long tracer_for_scope(int scope) noexcept {
     // slurmstepd, prted -- whose descendants Yama then lets attach, which are
     // the job's ranks on this node (and the launcher's other children). A
     // peer that does not descend from it fails the CMA probe and uses the
-    // pipelined copy (docs/shm.md, "Security").
+    // pipelined copy (docs/shm-segment.md, "Segment security").
     const pid_t launcher = ::getppid();
     return launcher > 1 ? static_cast<unsigned long>(launcher) : 0;
 }

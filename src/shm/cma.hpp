@@ -4,7 +4,7 @@
 // It needs ptrace-level permission on the sender (same uid; under Yama
 // ptrace_scope 1 the sender must name a tracer), so init probes it for
 // every local peer and the receiver falls back to the pipelined copy when
-// it does not work (docs/shm.md, "Large messages").
+// it does not work (docs/shm-protocols.md, "Large messages").
 #pragma once
 #include <sys/types.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Layout of the shared segment of one node (docs/shm.md, "Segment"):
+// Layout of the shared segment of one node (docs/shm-segment.md, "Segment"):
 //
 //   page 0..   header: magic, version, the creator's random cookie, the ring
 //              geometry, then one 64-byte slot per local rank (world rank,

@@ -97,7 +97,7 @@ struct tx_ring {
     uint64_t data_tail = 0;
     uint64_t data_done_seen = 0;   // cached copy of v.ctrl->data_done
     std::size_t stream_min = SIZE_MAX;  // payload segments from here: stream_copy
-    // Adaptive stores (docs/shm.md, "Cached or streamed stores"): payloads
+    // Adaptive stores (docs/shm-protocols.md, "Cached or streamed stores"): payloads
     // of at least adapt_min bytes are written with cached stores and timed
     // (those below adapt_time_min only every 8th) while that runs faster than
     // adapt_rate bytes per ns; after two slower ones in a row the next
@@ -124,12 +124,12 @@ struct tx_ring {
 // (slow); NAS_LU_y/33 (1320 bytes, receiver only) 0.98 -> 0.86 (fast).
 // Below 2 KiB the sender's staging lost; at 480 bytes each side's did; from
 // 5 KiB on the sender's lost as much as it gained; the receiver's at 4096
-// bytes lost in both placements (docs/ddt-wire.md, "Direct paths").
+// bytes lost in both placements (docs/ddt-wire.md, "Direct paths and staging on the node").
 inline constexpr std::size_t typed_stage_min = 2048, typed_stage_max = 4096;
 inline constexpr std::size_t typed_unstage_min = 1024;
 
 // A copy into memory another process reads: streamed from stream_min bytes
-// on, else cached stores, backward from util::backward_min bytes (docs/shm.md,
+// on, else cached stores, backward from util::backward_min bytes (docs/shm-protocols.md,
 // "Copy routine"). Returns whether it streamed (the caller then fences
 // before publishing).
 inline bool copy_for_reader(std::byte* dst, const void* src, std::size_t n,
@@ -148,7 +148,7 @@ inline bool copy_for_reader(std::byte* dst, const void* src, std::size_t n,
 
 // Cached copies into memory another process reads are judged by their
 // speed (the rings' adaptive stores below, the staged broadcast's fill in
-// coll/stage.cpp; docs/shm.md, "Cached or streamed stores"):
+// coll/stage.cpp; docs/shm-protocols.md, "Cached or streamed stores"):
 // copy_ran_slow runs copy() and says whether it moved n bytes slower than
 // bytes_per_ns; second_slow_in_a_row counts slow ones in a row (a fast one
 // resets) and says when the second came, starting anew.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // RAII owner of one shared-memory mapping (STYLE.md #8).
 //
-// Two backends (docs/shm.md, "Segment"):
+// Two backends (docs/shm-segment.md, "Segment"):
 //  - memfd (default): the creator makes an anonymous memfd (no name in
 //    /dev/shm, ever) and publishes a descriptor "memfd:<pid>:<fd>:<dev>:<ino>";
 //    a peer takes the file with pidfd_getfd(2), else reopens
@@ -11,7 +11,7 @@
 //  - named (CH4LITE_SHM_NAMED=1): POSIX shm_open names, for systems where
 //    peers cannot reach each other's descriptors.
 //
-// Security rules (docs/shm.md, "Segment security"):
+// Security rules (docs/shm-segment.md, "Segment security"):
 //  - create() uses O_CREAT|O_EXCL with mode 0600 and never opens an existing
 //    object: a name somebody else took answers `again`, and the caller
 //    picks a fresh random name (so a pre-created file can neither be

@@ -66,7 +66,7 @@ class transport {
     std::size_t stream_min() const noexcept { return tx_.empty() ? SIZE_MAX : tx_[0].stream_min; }
 
     // Whether copying through the ring to peer beats the kernel's single
-    // copy right now (tx_runs_cached; docs/shm.md, "Ring or single copy").
+    // copy right now (tx_runs_cached; docs/shm-protocols.md, "Ring or single copy").
     bool ring_runs_fast(int peer) noexcept {
         return tx_runs_cached(tx_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])]);
     }
@@ -154,7 +154,7 @@ class transport {
     // Rendezvous sends to peer that offered it our buffer and are not yet
     // done with it (am_start_rts .. SYNC_ACK or CTS): while there are any,
     // the peer is busy copying from us, so a message from it is not split
-    // (docs/shm.md, "Split single copy").
+    // (docs/shm-protocols.md, "Large messages").
     uint32_t& cma_offers(int peer) noexcept {
         return cma_offers_[static_cast<std::size_t>(local_idx_[static_cast<std::size_t>(peer)])];
     }

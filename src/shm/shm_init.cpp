@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Bringing up the node's segment (docs/shm.md, "Segment"):
+// Bringing up the node's segment (docs/shm-segment.md, "Segment"):
 //   1. the lowest world rank of the node (the creator) creates the segment
 //      (a memfd; with CH4LITE_SHM_NAMED=1 under a fresh name), initializes
 //      the header and publishes {descriptor or name, size, geometry, cookie}
@@ -253,7 +253,7 @@ void transport::setup_rings() {
     payload_max_ = max_payload(g.data_bytes);
     // Pipelined chunks of 64 KiB (a quarter of smaller rings): with cached
     // stores, a ring four times the chunk is slower than one sixteen times
-    // it (docs/shm.md, "Cached or streamed stores").
+    // it (docs/shm-protocols.md, "Cached or streamed stores").
     chunk_ = static_cast<std::size_t>(std::min<uint64_t>(g.data_bytes / 4, 65536));
     if (util::env_bool("CH4LITE_SHM_STORE_ADAPT", true))
         for (auto& t : tx_) t.adapt_min = t.stream_min;
@@ -352,7 +352,7 @@ status transport::am_send_packed_large(tx_ring& tx, uint8_t handler, const void*
     // the threshold (4-byte blocks gathered at random: ~4 GB/s) as slow
     // stores and stream every one of its messages, which the receiver then
     // reads from memory (SPECFEM3D_oc, 7588 bytes: 3.4 -> 2.4 us per
-    // one-way message, fast placement; docs/ddt-wire.md, "Direct paths").
+    // one-way message, fast placement; docs/ddt-wire.md, "Direct paths and staging on the node").
     // One copy in time_every is timed, whatever its size.
     util::scratch tmp;
     const auto pack_to = [&](std::byte* to) noexcept {

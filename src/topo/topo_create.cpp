@@ -198,7 +198,7 @@ status dist_graph_create(dev::comm& parent, int n, const int* sources, const int
         s = exchange_edges(parent, n, sources, degrees, destinations, weights, *t);
     } catch (const std::bad_alloc&) {
         // Before the exchange the others wait for this member (as in
-        // MPI_Comm_split, docs/communicators.md); after it, the agreement
+        // MPI_Comm_split, docs/pools.md); after it, the agreement
         // below fails everywhere.
         t = nullptr;
         s = status::ok;

@@ -26,7 +26,7 @@ template <std::size_t K>
 // Copies between buffers another process reads or wrote (shared-memory
 // payloads: the rings' data chunks, fine-grained RMA). From backward_min
 // bytes they go backward, last 128-byte block first, in 32-byte vectors
-// (x86 with AVX2; docs/shm.md, "Copy routine"): with the two ranks on one
+// (x86 with AVX2; docs/shm-protocols.md, "Copy routine"): with the two ranks on one
 // core's two hardware threads, a forward copy into or out of a ring chunk
 // ran 1.3-1.5x slower than a backward one (4 KiB ping-pong 0.43-0.59 ->
 // 0.32-0.36 us). Without AVX2, copies of 2112..4095 bytes go as library
@@ -46,7 +46,7 @@ void backward_copy(std::byte* d, const std::byte* s, std::size_t n) noexcept;
 // bytes; 0 and 32-4095 fast). A receive into a malloc()ed buffer (16 bytes
 // past a page) from a page-aligned ring chunk is such a move: shm bandwidth
 // 16 KiB-1 MiB 1.8-4.1 GB/s against 8.6-17.4 into a page-aligned buffer
-// (docs/shm.md, "Copy routine"). The kernel's copy for process_vm_readv
+// (docs/shm-protocols.md, "Copy routine"). The kernel's copy for process_vm_readv
 // does the same, so such receives do not take the single copy
 // (dev::accept_rts). bulk_copy and copy_bytes copy backward there from
 // backward_min bytes (with AVX2; without it backward_copy is memcpy from

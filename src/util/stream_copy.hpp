@@ -25,7 +25,7 @@ inline constexpr bool stream_copy_streams = false;
 // rings copy into their data chunks this way: the sender does not first take
 // the lines the receiver still holds from the ring's last lap, and the
 // receiver then reads them from memory instead of from the sender's cache
-// (docs/shm.md, "The eager limit and the vCPU placement").
+// (docs/shm-protocols.md, "The eager limit and the vCPU placement").
 inline void stream_copy(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
 #if defined(__x86_64__)
     std::size_t i = 0;
@@ -59,7 +59,7 @@ inline void stream_fence() noexcept {
 }
 
 // 32-byte streaming stores where the CPU has AVX2, else stream_copy. DAME's
-// streaming moves (docs/dame.md): copying 12 KiB blocks of a 19 MB pack
+// streaming moves (docs/dame-programs.md): copying 12 KiB blocks of a 19 MB pack
 // (FFT2_send/1536) on the development VM's Zen 4, this ran at 16-26 GB/s,
 // 16-byte stores at 12-19 and memcpy at 16-17.
 void stream_copy_wide(std::byte* dst, const std::byte* src, std::size_t n) noexcept;

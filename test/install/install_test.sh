@@ -11,9 +11,17 @@ trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/mpicc bin/mpicxx bin/mpiexec include/mpi.h include/mpi_proto.h include/mpi_pmpi.h lib/libmpi.so lib/libmpi_abi.so \
-         lib/pkgconfig/ch4lite.pc lib/cmake/ch4lite/ch4liteConfig.cmake; do
+         lib/pkgconfig/ch4lite.pc lib/cmake/ch4lite/ch4liteConfig.cmake \
+         share/man/man1/mpiexec.1 share/man/man1/mpicc.1 share/man/man1/mpicxx.1; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
+# man finds the installed pages from PATH (<prefix>/bin -> <prefix>/share/man).
+if command -v man >/dev/null 2>&1; then
+  for p in mpiexec mpicc mpicxx; do
+    w=$(env -u MANPATH PATH="$prefix/bin:$PATH" man -w "$p" 2>/dev/null | head -1)
+    [ "$w" = "$prefix/share/man/man1/$p.1" ] || { echo "FAIL: man -w $p gives '$w', not the installed page"; exit 1; }
+  done
+fi
 prog=$src/examples/ring.c
 "$prefix/bin/mpicc" "$prog" -o "$tmp/ring_wrapper"
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Datatypes nested a million levels deep through the MPI API (docs/dame.md,
+/* Datatypes nested a million levels deep through the MPI API (docs/dame-types.md,
  * "Depth"). Contiguous of contiguous, struct of struct, every constructor in
  * turn (the _c forms among them) and a chain of MPI_Type_dup: each commits,
  * moves through MPI_Pack, a message to self and external32, answers its

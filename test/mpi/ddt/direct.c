@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Blocking MPI_Send / MPI_Recv of noncontiguous buffers small enough for one
  * shm message: packed straight into the ring and unpacked straight out of it
- * without a request (docs/ddt-wire.md, "Direct paths"), and every case that
+ * without a request (docs/ddt-wire.md, "Direct paths and staging on the node"), and every case that
  * must leave that path or take it correctly: a receive waiting at the ring
  * head, messages already queued unexpected (taken out of order), a typed
  * message into a contiguous receive and back, a partial receive (the right

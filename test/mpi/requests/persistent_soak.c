@@ -28,7 +28,10 @@ int main(int argc, char** argv) {
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const int me = mt_rank, peer = me ^ 1;
-    const long n = argc > 1 ? atol(argv[1]) : 10000;
+    // The soak form's count (ARGS) runs whole under make check-full; make
+    // check runs it short (mpitest.h, mt_full()).
+    long n = argc > 1 ? atol(argv[1]) : 10000;
+    if (!mt_full() && n > 20000) n = 20000;
     const long warm = n / 10 < 1000 ? n / 10 : 1000;
     long before = -1, half = -1;
     size_t heap0 = 0;
@@ -64,8 +67,13 @@ int main(int argc, char** argv) {
         const long heap = (long)(mallinfo2().uordblks - heap0);
         CHECK(before > 0 && after > 0, "cannot read /proc/self/statm");
         CHECK(heap <= 64 * 1024, "the heap grew by %ld bytes over %ld starts", heap, n - warm);
-        CHECK(after - before <= 4096, "resident set grew by %ld pages over %ld starts", after - before,
-              n - warm);
+        /* The netmod's receive rings (ofi: 4 x 2 MiB multi-receive buffers,
+         * plus the provider's own) are first touched a little per message
+         * until every page was used once: ~5100 pages over the first ~300 000
+         * starts on the AM path without shm, then flat. So a long run checks
+         * its second half, where a leak of even a few bytes per start shows. */
+        CHECK(n >= 200000 || after - before <= 4096, "resident set grew by %ld pages over %ld starts",
+              after - before, n - warm);
         CHECK(n < 200000 || after - half <= 256, "resident set grew by %ld pages over the last %ld starts",
               after - half, n - n / 2);
         MPI_Request_free(&r[0]);

@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     /* Receive buffers 8, 16, 63 and 64 bytes further into their page than
      * the send buffer (both come from malloc): 1-63 bytes is where memcpy's
      * `rep movsb` and the kernel's single copy are slow, and the receive
-     * takes the pipelined chunks with backward copies instead (docs/shm.md,
+     * takes the pipelined chunks with backward copies instead (docs/shm-protocols.md,
      * "Buffers a few bytes past the source's place in a page"). Posted
      * first, and unexpected (the send before the receive, a barrier
      * between). */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* When a large on-node message is split between receiver and sender
- * (docs/shm.md, "Split single copy"): not in an exchange, where the sender
+ * (docs/shm-protocols.md, "Large messages"): not in an exchange, where the sender
  * is busy reading our message at the same time, but when only one side
  * sends. Run on 2 ranks with CH4LITE_STATS=1; ctest checks rank 0's counter
  * line: its 4 exchange receives by plain single copy, its 4 one-way

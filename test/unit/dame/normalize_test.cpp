@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Normal forms: equivalent constructions give identical programs, and the
-// rules of normalize.cpp / traff.cpp do what docs/dame.md says.
+// rules of normalize.cpp / traff.cpp do what docs/dame-ir.md says.
 #include "helpers.hpp"
 #include "dame/lists.hpp"
 #include "dame/traff.hpp"
