@@ -72,6 +72,12 @@ status report(win& w) noexcept {
 template <class Range>
 status close(win& w, const Range& targets, close_kind k) noexcept {
     status result = status::ok;
+    // Always one poll, even when nothing is left to wait for: a process
+    // that spins on lock / fetch / unlock of its own memory (done at the
+    // call) must still serve the other origins' requests to it, or they
+    // wait forever (MPICH rma/linked_list_fop: rank 2 polls its own list
+    // element for the pointer rank 1's queued MPI_Fetch_and_op writes).
+    (void)poll();
     // Native puts and gets complete first: the unlock must not overtake them.
     if (w.nat_left)
         wait_until([&] {
