@@ -11,7 +11,11 @@
  *    its OWN memory (done at the call) still serves the others' requests
  *    to it: rank 1 writes rank 0's word of a dynamic window (the target
  *    checks the address, so it must act), rank 0 waits for the value
- *    (rma/linked_list_fop hung; here a 20 s limit fails instead). */
+ *    (rma/linked_list_fop hung; here a 20 s limit fails instead);
+ *  - the same with exclusive locks on a dynamic window: rank 0 locks itself
+ *    exclusively in a loop while rank 1 waits for an exclusive lock on it:
+ *    rank 0 must let the waiting request in after its unlock
+ *    (rma/linked_list starved with shm off). */
 #include "mpitest.h"
 
 int main(int argc, char** argv) {
@@ -130,6 +134,34 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Win_detach(win, word));
     CHECK_MPI(MPI_Win_free(&win));
     CHECK_MPI(MPI_Free_mem(word));
+
+    /* exclusive self-locks in a loop while another origin waits for one */
+    int* cell = NULL;
+    CHECK_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CHECK_MPI(MPI_Alloc_mem(sizeof(int), MPI_INFO_NULL, &cell));
+    *cell = 0;
+    CHECK_MPI(MPI_Win_attach(win, cell, sizeof(int)));
+    CHECK_MPI(MPI_Get_address(cell, &where));
+    CHECK_MPI(MPI_Bcast(&where, 1, MPI_AINT, 0, MPI_COMM_WORLD));
+    if (me == 1) {
+        const int v = 77;
+        CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        CHECK_MPI(MPI_Put(&v, 1, MPI_INT, 0, where, 1, MPI_INT, win));
+        CHECK_MPI(MPI_Win_unlock(0, win));
+    } else if (me == 0) {
+        int seen = 0;
+        const double t0 = MPI_Wtime();
+        while (seen != 77) {
+            CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+            CHECK_MPI(MPI_Get(&seen, 1, MPI_INT, 0, where, 1, MPI_INT, win));
+            CHECK_MPI(MPI_Win_unlock(0, win));
+            CHECK(MPI_Wtime() - t0 < 20, "rank 1's exclusive lock never got in (seen %d)", seen);
+        }
+    }
+    CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Win_detach(win, cell));
+    CHECK_MPI(MPI_Win_free(&win));
+    CHECK_MPI(MPI_Free_mem(cell));
 
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) printf("rma_edges: OK\n");
