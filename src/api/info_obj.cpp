@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -33,7 +34,7 @@ std::mutex g_info_lock;  // info objects may be used before MPI_Init, by any thr
 
 // The environment keys of MPI-4.1 §11.4.2 we can tell: the command, its
 // arguments, the job size, this host, the architecture, the working
-// directory, the thread level.
+// directory.
 info_obj* make_env(int argc, char** argv) {
     auto* o = new (std::nothrow) info_obj;
     if (!o) return nullptr;
@@ -52,7 +53,20 @@ info_obj* make_env(int argc, char** argv) {
             for (std::size_t i = 1; i < args.size(); ++i) rest += (i > 1 ? " " : "") + args[i];
             if (args.size() > 1) o->kv.emplace_back("argv", rest);
         }
-        if (dev::g_active) o->kv.emplace_back("maxprocs", std::to_string(dev::g_dev.world_size));
+        // The same before MPI_Init, after it and after MPI_Finalize (MPICH
+        // info/infocreateenv compares them): the launcher's job size
+        // (PMI_SIZE; 1 for a singleton), which MPI_Init takes as the world.
+        {
+            long n = 1;
+            if (dev::g_active) {
+                n = dev::g_dev.world_size;
+            } else if (const char* e = std::getenv("PMI_SIZE")) {
+                char* end = nullptr;
+                const long v = std::strtol(e, &end, 10);
+                if (end != e && *end == '\0' && v > 0) n = v;
+            }
+            o->kv.emplace_back("maxprocs", std::to_string(n));
+        }
         char host[256] = "";
         if (gethostname(host, sizeof host) == 0) {
             host[sizeof host - 1] = '\0';
@@ -65,13 +79,9 @@ info_obj* make_env(int argc, char** argv) {
 #endif
         char cwd[4096];
         if (getcwd(cwd, sizeof cwd)) o->kv.emplace_back("wdir", cwd);
-        if (dev::g_active) {
-            const int t = dev::g_dev.thread_level;
-            o->kv.emplace_back("thread_level", t == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
-                                               : t == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
-                                               : t == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
-                                                                            : "MPI_THREAD_SINGLE");
-        }
+        // No "thread_level": MPI-4.1 §11.4.2 defines it as the level
+        // requested before the program started (a launcher option), which
+        // mpiexec does not offer; the level MPI_Init_thread provides is not it.
     } catch (const std::bad_alloc&) {
         delete o;
         return nullptr;

@@ -20,6 +20,15 @@ int check_message_buffer_raise(const char* func, MPI_Comm comm, const void* buf,
                                const void*& start) noexcept {
     if (count < 0) CH4_FAIL_IN(func, comm, MPI_ERR_COUNT, "invalid count %lld: must be >= 0",
                                static_cast<long long>(count));
+    // No data, no datatype: count 0 with MPI_DATATYPE_NULL is an empty
+    // message, as MPICH accepts since 4.0.1 (pmodels/mpich#4659; its test
+    // part/nonblocking_pready, and PIO / ESMF, send such). It travels as
+    // zero MPI_BYTEs; any other count with MPI_DATATYPE_NULL stays an error.
+    if (count == 0 && dt == MPI_DATATYPE_NULL && resolve_dt(MPI_BYTE, d)) {
+        bytes = 0;
+        start = buf;
+        return MPI_SUCCESS;
+    }
     if (!resolve_dt(dt, d)) CH4_FAIL_IN(func, comm, MPI_ERR_TYPE, "invalid datatype");
     if (!d.t->committed())
         CH4_FAIL_IN(func, comm, MPI_ERR_TYPE, "datatype is not committed (call MPI_Type_commit)");

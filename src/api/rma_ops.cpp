@@ -71,15 +71,19 @@ int check_target(const char* func, MPI_Win win, int rank, MPI_Aint disp, int64_t
     if (rank != MPI_PROC_NULL && disp < 0)
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_DISP, "invalid target_disp %ld: must be >= 0",
                         static_cast<long>(disp));
+    // A no-op, but only inside an epoch. MPI_Win_lock(MPI_PROC_NULL) is a
+    // no-op too and opens none, so a request-based call to MPI_PROC_NULL
+    // (its request complete at once) is accepted in any state, as MPICH
+    // does (its test rma/rmanull locks MPI_PROC_NULL, then MPI_Rput to it).
+    if (rank == MPI_PROC_NULL) {
+        if (!request && !w.access && !w.async) return no_epoch(func, win, w, rank);
+        a.proc_null = true;
+        return MPI_SUCCESS;
+    }
     if (request && !(w.async & rma::async_lock))
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_RMA_SYNC,
                         "request-based RMA needs a passive-target epoch (MPI_Win_lock or "
                         "MPI_Win_lock_all)");
-    if (rank == MPI_PROC_NULL) {  // a no-op, but only inside an epoch
-        if (!w.access && !w.async) return no_epoch(func, win, w, rank);
-        a.proc_null = true;
-        return MPI_SUCCESS;
-    }
     if (!w.may_access(rank)) return no_epoch(func, win, w, rank);
     const rma::peer_info& p = w.peers[static_cast<std::size_t>(rank)];
     __int128 bytes = static_cast<__int128>(disp) * p.disp_unit;
@@ -104,7 +108,9 @@ int check_target(const char* func, MPI_Win win, int rank, MPI_Aint disp, int64_t
 int check_origin(const char* func, MPI_Win win, const void* buf, int64_t count, MPI_Datatype dt,
                  const char* what, rma::buf_spec& o) {
     if (int rc = check_type(func, win, dt, count, what, o.t)) return rc;
-    if (!buf && count > 0 && o.t->size() > 0)
+    // NULL is MPI_BOTTOM, valid with a datatype of absolute addresses
+    // (MPICH rma/put_bottom): only a NULL buffer at offset 0 is an error.
+    if (!buf && count > 0 && o.t->size() > 0 && o.t->true_lb() == 0)
         CH4_FAIL_WIN_IN(func, win, MPI_ERR_BUFFER, "%s buffer is NULL", what);
     o.buf = buf;
     o.count = count;

@@ -94,7 +94,7 @@ int allocate_shared_impl(const char* func, MPI_Aint size, int64_t disp_unit, MPI
 // MPI_Win_shared_query: any flavor (MPI-4.1): the memory of `rank` if this
 // process can load and store it (a shared window; a Win_allocate window's
 // node peers in the window's segment; a Win_create window we mapped; our
-// own), else size 0 and NULL.
+// own), else size 0 and NULL; size 0 and NULL for a member with no memory.
 template <class Disp>
 int shared_query_impl(const char* func, MPI_Win win, int rank, MPI_Aint* size, Disp* disp_unit,
                       void* baseptr) {
@@ -120,6 +120,9 @@ int shared_query_impl(const char* func, MPI_Win win, int rank, MPI_Aint* size, D
         if (base) {
             bytes = w->peers[i].size;
             unit = w->peers[i].disp_unit;
+            // A member that gave no memory has no base address (NULL, as
+            // MPICH returns: rma/win_shared_noncontig_put checks it).
+            if (bytes == 0) base = nullptr;
         }
     }
     *size = static_cast<MPI_Aint>(bytes);

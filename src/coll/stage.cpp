@@ -55,7 +55,12 @@ constexpr std::size_t bcast_bytes = slots * chunk;
 // first round, `bytes`) and the last round it finished reading (`used`).
 struct xline {
     alignas(64) uint64_t filled;
-    uint64_t bytes;
+    // Per half, like slow[]: the call's byte count published with round g's
+    // fill goes to bytes[g & 1]. One word for both halves let a member that
+    // already filled round g + 1 (it waits for used >= g - 1 only) overwrite
+    // the count a slower member was still comparing for round g: a spurious
+    // "sizes differ" when a call of another size followed at once.
+    uint64_t bytes[2];
     // Per half (round g in slow[g & 1]): g when the member reports slow
     // copies in round g (timed fills, below). A half's word is written
     // again only two rounds later, after every member read this round's:
@@ -303,7 +308,7 @@ bool exchange_round(stage_seg& s, int me, uint64_t bytes, Fill&& fill, Consume&&
         s.slow_copy = false;
     }
     shm::stream_fence();  // streamed fills before the release store
-    if (bytes) std::atomic_ref<uint64_t>(s.x[me].bytes).store(bytes, std::memory_order_relaxed);
+    if (bytes) std::atomic_ref<uint64_t>(s.x[me].bytes[g & 1]).store(bytes, std::memory_order_relaxed);
     std::atomic_ref<uint64_t>(s.x[me].filled).store(g, std::memory_order_release);
     wait_all(s, &xline::filled, g);
     for (int r = 0; r < s.p; ++r)
@@ -311,7 +316,7 @@ bool exchange_round(stage_seg& s, int me, uint64_t bytes, Fill&& fill, Consume&&
     bool same = true;
     if (bytes)
         for (int r = 0; r < s.p; ++r)
-            same = same && std::atomic_ref<uint64_t>(s.x[r].bytes).load(std::memory_order_relaxed) == bytes;
+            same = same && std::atomic_ref<uint64_t>(s.x[r].bytes[g & 1]).load(std::memory_order_relaxed) == bytes;
     const auto read = [&] { consume([&](int r) -> const std::byte* { return s.box_of(g, r); }); };
     if (same && timed_fills() && read_bytes >= timed_min) {
         if (shm::second_slow_in_a_row(s.x_slow_reads, shm::copy_ran_slow(read_bytes, g_tuning.stage_slow_gbps, read)))

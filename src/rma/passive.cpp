@@ -117,6 +117,15 @@ status close(win& w, const Range& targets, close_kind k) noexcept {
             s.lock = lk_none;
             s.nocheck = s.held = s.lock_sent = s.granted = s.grant_asked = s.sent = s.need_ack = false;
         }
+    // Always one poll, even when nothing was left to wait for, and after
+    // our locks are given back: a process that spins on lock / op / unlock
+    // of its own memory (done at the call) must still serve the other
+    // origins' messages to it (MPICH rma/linked_list_fop: rank 2 polls its
+    // own list element for the pointer rank 1's queued MPI_Fetch_and_op
+    // writes), and a lock request waiting for our own exclusive lock must
+    // get its chance before our next MPI_Win_lock takes the word again
+    // (rma/linked_list with shm off starved rank 1 that way).
+    (void)poll();
     const status r = report(w);
     return result != status::ok ? result : r;
 }
