@@ -69,10 +69,12 @@ int main(int argc, char** argv) {
         CHECK(heap <= 64 * 1024, "the heap grew by %ld bytes over %ld starts", heap, n - warm);
         /* The netmod's receive rings (ofi: 4 x 2 MiB multi-receive buffers,
          * plus the provider's own) are first touched a little per message
-         * until every page was used once: ~5100 pages over the first ~300 000
-         * starts on the AM path without shm, then flat. So a long run checks
-         * its second half, where a leak of even a few bytes per start shows. */
-        CHECK(n >= 200000 || after - before <= 4096, "resident set grew by %ld pages over %ld starts",
+         * until every page was used once: up to ~5100 pages over the first
+         * ~300 000 starts without shm (4493 after 19 000 starts in one run),
+         * then flat. So the short form allows 8192 pages (a leak of 2 KiB per
+         * start still shows), and the long form checks its second half, where
+         * a leak of even a few bytes per start shows. */
+        CHECK(n >= 200000 || after - before <= 8192, "resident set grew by %ld pages over %ld starts",
               after - before, n - warm);
         CHECK(n < 200000 || after - half <= 256, "resident set grew by %ld pages over the last %ld starts",
               after - half, n - n / 2);
