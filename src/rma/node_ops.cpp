@@ -39,6 +39,7 @@ bool move(win& w, const target_spec& ts, uint64_t off, uint64_t n, std::byte* bu
     const pid_t pid = w.peers[t].pid;
     auto* base = direct ? static_cast<void*>(direct + ts.disp)
                         : reinterpret_cast<void*>(w.peers[t].base + ts.disp);
+    const cma_pass pass(w, ts.rank, !direct);
     if (ts.t->contiguous()) {
         std::byte* at = static_cast<std::byte*>(base) + ts.t->true_lb() + off;
         if (direct) {

@@ -183,6 +183,7 @@ bool in_target_window(const win& w, const target_spec& ts) noexcept { return fit
 // part of the range may have been copied, which the message path then
 // simply repeats).
 bool cma_copy(win& w, const buf_spec& o, const target_spec& ts, bool write, uint64_t total) noexcept {
+    const cma_pass pass(w, ts.rank);
     const pid_t pid = w.peers[static_cast<std::size_t>(ts.rank)].pid;
     auto* rbase = reinterpret_cast<void*>(w.peers[static_cast<std::size_t>(ts.rank)].base + ts.disp);
     dame::iov_seg ls[max_segs], rs[max_segs];

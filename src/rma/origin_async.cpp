@@ -30,8 +30,10 @@ bool self(const win& w, int t) noexcept { return t == w.rank() && w.fl != flavor
 // One CMA copy between o and ts in node peer t's process: contiguous data
 // in one system call straight away, derived types through cma_copy.
 bool cma_move(win& w, const buf_spec& o, const target_spec& ts, bool write, uint64_t total) noexcept {
+    cma_credit(w, ts.rank, total);
     if (!o.t->contiguous() || !ts.t->contiguous()) return cma_copy(w, o, ts, write, total);
     const auto t = static_cast<std::size_t>(ts.rank);
+    const cma_pass pass(w, ts.rank);
     const uint64_t remote = w.peers[t].base + ts.disp + static_cast<uint64_t>(ts.t->true_lb());
     auto* local = static_cast<std::byte*>(const_cast<void*>(o.buf)) + o.t->true_lb();
     const status s = write ? shm::cma::write(w.peers[t].pid, remote, local, total)
@@ -128,6 +130,7 @@ status async_acc(win& w, const buf_spec& o, const target_spec& ts, dev::op_id op
     const int t = ts.rank;
     if (node_ok(w, ts)) {
         reach_target(w, t);
+        if (!w.direct_base[static_cast<std::size_t>(t)]) cma_credit(w, t, total);
         const status s = node_acc(w, &o, nullptr, ts, opv);
         if (s != status::again) return s;
     }
@@ -149,6 +152,7 @@ status async_getacc(win& w, const buf_spec& o, const buf_spec& r, const target_s
     const bool nodata = opv == dev::op_id::no_op;
     if (node_ok(w, ts)) {
         reach_target(w, t);
+        if (!w.direct_base[static_cast<std::size_t>(t)]) cma_credit(w, t, total);
         const status s = node_acc(w, nodata ? nullptr : &o, &r, ts, opv);
         if (s != status::again) return s;
     }
@@ -168,6 +172,7 @@ status async_cas(win& w, const void* origin, const void* compare, void* result,
                  const dame::type* t, int rank, uint64_t disp) noexcept {
     if (node_ok(w, target_spec{rank, disp, 1, t})) {
         reach_target(w, rank);
+        if (!w.direct_base[static_cast<std::size_t>(rank)]) cma_credit(w, rank, static_cast<uint64_t>(t->size()));
         const status s = node_cas(w, origin, compare, result, t, rank, disp);
         if (s != status::again) return s;
     }

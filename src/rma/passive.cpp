@@ -110,6 +110,10 @@ status close(win& w, const Range& targets, close_kind k) noexcept {
     // Our direct stores are visible to whoever takes the lock after us
     // (the release below), or synchronizes with us otherwise.
     std::atomic_thread_fence(std::memory_order_seq_cst);
+    // Everything to them is complete: a node peer's Win_create memory may
+    // go from CMA to direct access here (win_remap.cpp).
+    if (w.fl == flavor::create && w.my_slot)
+        for (int t : targets) remap_step(w, t);
     if (k == ck_unlock)
         for (int t : targets) {
             target_sync& s = w.tsync[static_cast<std::size_t>(t)];

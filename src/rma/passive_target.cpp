@@ -166,6 +166,7 @@ void on_ctl(int src_world, const ctl_hdr& h) noexcept {
             return;
         case ctl_grant: t.granted = true; return;
         case ctl_post: ++t.posts; return;
+        case ctl_remap: remap_now(*w); return;
         default: util::warn("rma: unknown control message %u from rank %d", h.kind, src_world);
     }
 }

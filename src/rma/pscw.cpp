@@ -21,6 +21,7 @@
 #include "rma/queue.hpp"
 #include "rma/rma.hpp"
 #include "rma/sync.hpp"
+#include "rma/win_internal.hpp"
 
 namespace ch4lite::rma {
 
@@ -120,6 +121,9 @@ status complete(win& w) noexcept {
             if (w.tsync[static_cast<std::size_t>(t)].replies) return false;
         return true;
     });
+    // Complete: a node peer's Win_create memory may go direct (win_remap.cpp).
+    if (w.fl == flavor::create && w.my_slot)
+        for (int t : w.start_group) remap_step(w, t);
     for (int t : w.start_group) {
         target_sync& s = w.tsync[static_cast<std::size_t>(t)];
         s.started = s.touched = s.sent = s.granted = false;

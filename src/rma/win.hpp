@@ -67,7 +67,12 @@ struct node_slot {
     uint32_t want;
     int32_t memfd1;
     uint64_t lockw;
-    uint8_t pad[24];
+    // Win_create memory moved in a passive epoch (win_remap.cpp, remap_now):
+    // `hold` while the member copies it, `inflight` node peers' CMA
+    // accesses to it under way (cma_pass).
+    uint32_t hold;
+    uint32_t inflight;
+    uint8_t pad[16];
 };
 static_assert(sizeof(node_slot) == 64);
 

@@ -43,6 +43,36 @@ inline void remap_credit(win& w, int t, uint64_t bytes) noexcept {
     w.remap_credit[static_cast<std::size_t>(t)] += bytes;
 }
 bool remap_request(win& w, int t) noexcept;
+// Outside fences (passive target, PSCW): an origin credits every CMA
+// access to node peer t with its bytes and the system call's cost
+// (cma_credit); in a flush or unlock, remap_step maps t's memory once t
+// published it, or asks t (ctl_remap) once the credit says so; t then
+// remaps at once (remap_now), holding off node peers' CMA accesses
+// (cma_pass) while it copies.
+constexpr uint64_t cma_call_credit = uint64_t{16} << 10;
+inline void cma_credit(win& w, int t, uint64_t bytes) noexcept {
+    remap_credit(w, t, bytes + cma_call_credit);
+}
+void remap_step(win& w, int t) noexcept;
+void remap_now(win& w) noexcept;
+// A CMA access to node peer t's window memory: counted in t's slot while
+// under way; waits while t holds its memory for a remap.
+void cma_enter(node_slot* s) noexcept;
+class cma_pass {
+public:
+    cma_pass(win& w, int t, bool cma = true) noexcept
+        : s_(cma ? w.slot_of[static_cast<std::size_t>(t)] : nullptr) {
+        if (s_) cma_enter(s_);
+    }
+    ~cma_pass() {
+        if (s_) std::atomic_ref<uint32_t>(s_->inflight).fetch_sub(1, std::memory_order_release);
+    }
+    cma_pass(const cma_pass&) = delete;
+    cma_pass& operator=(const cma_pass&) = delete;
+
+private:
+    node_slot* s_;
+};
 void remap_fence(win& w) noexcept;
 void unmap_remapped(win* w) noexcept;
 

@@ -51,7 +51,9 @@
 
 #include "device/comm.hpp"
 #include "device/device.hpp"
+#include "rma/sync.hpp"
 #include "rma/win_internal.hpp"
+#include "rma/wire.hpp"
 #include "util/env.hpp"
 #include "util/log.hpp"
 
@@ -326,6 +328,63 @@ void remap_fence(win& w) noexcept {
         if (m > 0) map_peer(w, t, m - 1);
         else if (m < 0) w.view_tried[i] = 1;
     }
+}
+
+namespace {
+
+std::atomic_ref<uint32_t> hold_of(node_slot* s) noexcept { return std::atomic_ref<uint32_t>(s->hold); }
+std::atomic_ref<uint32_t> inflight_of(node_slot* s) noexcept { return std::atomic_ref<uint32_t>(s->inflight); }
+
+void relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+// Dekker with remap_now: either the holder sees our count and waits for
+// it, or we see its hold and step back until it is done (a bounded copy
+// that waits for nobody else).
+void cma_enter(node_slot* s) noexcept {
+    for (;;) {
+        inflight_of(s).fetch_add(1, std::memory_order_seq_cst);
+        if (hold_of(s).load(std::memory_order_seq_cst) == 0) return;
+        inflight_of(s).fetch_sub(1, std::memory_order_seq_cst);
+        while (hold_of(s).load(std::memory_order_acquire) != 0) relax();
+    }
+}
+
+void remap_now(win& w) noexcept {
+    node_slot* me = w.my_slot;
+    if (w.fl != flavor::create || !me || !remap_on() || memfd_of(me).load(std::memory_order_relaxed) != 0)
+        return;
+    // A shm sender writing half of a large message into our memory is not
+    // counted: not now; the asker asks again after as much traffic.
+    if (dev::g_dev.splits_pending != 0) return;
+    hold_of(me).store(1, std::memory_order_seq_cst);
+    while (inflight_of(me).load(std::memory_order_seq_cst) != 0) relax();
+    memfd_of(me).store(remap_self(w) ? w.remap_fd + 1 : -1, std::memory_order_release);
+    hold_of(me).store(0, std::memory_order_release);
+}
+
+void remap_step(win& w, int t) noexcept {
+    const auto i = static_cast<std::size_t>(t);
+    if (t == w.rank() || w.fl != flavor::create || !w.cma_ok[i] || w.direct_base[i] || w.view_tried[i] ||
+        !remap_on())
+        return;
+    const int32_t m = memfd_of(w.slot_of[i]).load(std::memory_order_acquire);
+    if (m > 0) {
+        map_peer(w, t, m - 1);
+        return;
+    }
+    if (m < 0) {
+        w.view_tried[i] = 1;
+        return;
+    }
+    if (w.remap_credit[i] < remap_threshold(w, t)) return;
+    w.remap_credit[i] = 0;  // asked again only after as much traffic
+    (void)send_ctl(w, t, ctl_remap, 0);
 }
 
 void unmap_remapped(win* w) noexcept {

@@ -78,6 +78,7 @@ enum ctl_kind : uint8_t {
     ctl_ack = 1,    // target -> origin: what came before the bf_ack is applied
     ctl_grant = 2,  // target -> origin: the lock it asked for (bf_grant) is held
     ctl_post = 3,   // target -> origin: MPI_Win_post naming the origin
+    ctl_remap = 4,  // origin -> target: remap your Win_create memory now (win_remap.cpp)
 };
 
 struct ctl_hdr {

@@ -31,7 +31,20 @@
  * With "credit <epochs> <s|p>" (2 ranks, default CH4LITE_RMA_REMAP_AFTER)
  * instead: rank 0 puts 1 MiB into rank 1's 1 MiB window in each of
  * <epochs> epochs; rank 1's memory must then be on the memfd (s) or not
- * (p): the cost model asks for the remap after about 25 MiB. */
+ * (p): the cost model asks for the remap after about 25 MiB.
+ * With "passive [expect]" (CH4LITE_RMA_REMAP_AFTER=0, CH4LITE_RMA_REMAP_MAX
+ * between 1 and 2 MiB) instead: windows used only in passive-target and
+ * PSCW epochs, never fenced: an origin asks in its first flush / unlock /
+ * complete, the owner remaps when the request arrives, while the others'
+ * puts go on (every rank puts into every other's window in a lock_all
+ * loop: nothing may be lost across the remap); with "expect" the memory is
+ * on the memfd soon after (a small and a 1 MiB window) or stays private
+ * (a 2 MiB window, above CH4LITE_RMA_REMAP_MAX; a window beside a second
+ * thread), and private again after Win_free. Then lock_all (put, get,
+ * fetch-and-op counter), exclusive-lock read-modify-write and PSCW epochs
+ * check the data. With "passive_credit" (2 ranks, default
+ * CH4LITE_RMA_REMAP_AFTER): 150 flushed 8 B puts into a one-page window
+ * do not pay for the remap, 300 more do. */
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -375,12 +388,196 @@ static void receive_across(void) {
     free(src);
 }
 
+/* "create": remapped at Win_create, used without a fence */
+static void passive_epochs(unsigned char* mem, size_t n, MPI_Win win, const char* what) {
+    const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Group world, peers;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    for (size_t i = 0; i < n; ++i) mem[i] = val(rank, 0, i);
+    MPI_Barrier(MPI_COMM_WORLD);
+    /* lock_all: a put to the right at both ends, a get from the left, and
+     * a fetch-and-op counter at offset 8 of rank 0 */
+    unsigned char src[64], got[64];
+    for (int i = 0; i < 64; ++i) src[i] = val(rank + 100, 1, (size_t)i);
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    CHECK_MPI(MPI_Get(got, 64, MPI_BYTE, left, 16, 64, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_flush(left, win));
+    for (int i = 0; i < 64; ++i)
+        CHECK(got[i] == val(left, 0, 16 + (size_t)i), "%s: get byte %d from rank %d", what, i, left);
+    MPI_Barrier(MPI_COMM_WORLD); /* every get done before any put */
+    CHECK_MPI(MPI_Put(src, 64, MPI_BYTE, right, (MPI_Aint)(n - 64), 64, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int i = 0; i < 64; ++i)
+        CHECK(mem[n - 64 + (size_t)i] == val(left + 100, 1, (size_t)i), "%s: byte %zu put by rank %d", what,
+              n - 64 + (size_t)i, left);
+    if (rank == 0) memset(mem + 8, 0, 8);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    const int64_t one = 1;
+    int64_t old;
+    for (int k = 0; k < 100; ++k) {
+        CHECK_MPI(MPI_Fetch_and_op(&one, &old, MPI_INT64_T, 0, 8, MPI_SUM, win));
+        CHECK_MPI(MPI_Win_flush(0, win));
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int64_t total;
+        memcpy(&total, mem + 8, 8);
+        CHECK(total == 100 * size, "%s: counter %lld, not %d", what, (long long)total, 100 * size);
+    }
+    /* exclusive lock: read, add rank + 1 to 4 ints, write back, at rank 0 */
+    if (rank == 0) memset(mem + 32, 0, 16);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+    int v[4];
+    CHECK_MPI(MPI_Get(v, 4, MPI_INT, 0, 32, 4, MPI_INT, win));
+    CHECK_MPI(MPI_Win_flush(0, win));
+    for (int i = 0; i < 4; ++i) v[i] += rank + 1;
+    CHECK_MPI(MPI_Put(v, 4, MPI_INT, 0, 32, 4, MPI_INT, win));
+    CHECK_MPI(MPI_Win_unlock(0, win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        memcpy(v, mem + 32, 16);
+        for (int i = 0; i < 4; ++i)
+            CHECK(v[i] == size * (size + 1) / 2, "%s: exclusive sum %d, not %d", what, v[i], size * (size + 1) / 2);
+    }
+    /* PSCW ring: each rank exposes to its left, accesses its right */
+    const int l1[1] = {left}, r1[1] = {right};
+    MPI_Group gl, gr;
+    MPI_Group_incl(world, 1, l1, &gl);
+    MPI_Group_incl(world, 1, r1, &gr);
+    CHECK_MPI(MPI_Win_post(gl, 0, win));
+    CHECK_MPI(MPI_Win_start(gr, 0, win));
+    CHECK_MPI(MPI_Put(src, 9, MPI_BYTE, right, 0, 9, MPI_BYTE, win));
+    CHECK_MPI(MPI_Win_complete(win));
+    CHECK_MPI(MPI_Win_wait(win));
+    for (int i = 0; i < 9; ++i)
+        CHECK(mem[i] == val(left + 100, 1, (size_t)i), "%s: PSCW byte %d put by rank %d: %d, not %d", what, i, left, mem[i], val(left + 100, 1, (size_t)i));
+    MPI_Barrier(MPI_COMM_WORLD); /* checked before anybody writes again */
+    MPI_Group_free(&gl);
+    MPI_Group_free(&gr);
+    peers = world;
+    MPI_Group_free(&peers);
+}
+
+/* The owner's memory reaches `want` ('s' or 'p') within 2 s of polling:
+ * the request to remap arrives as a message. */
+static void await_backing(const void* addr, char want, const char* what) {
+    if (!expect) return;
+    const double t0 = MPI_Wtime();
+    int flag;
+    while (backing(addr) != want && MPI_Wtime() - t0 < 2.0)
+        MPI_Iprobe(MPI_ANY_SOURCE, 999999, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+    expect_backing(addr, want, what);
+}
+
+/* Every rank puts 1 KiB blocks into its slot of every other rank's window,
+ * flushing each, 200 times, while the owners remap; then checks its own. */
+static void put_storm(unsigned char* mem, size_t n, MPI_Win win, const char* what) {
+    enum { BLK = 1024, ROUNDS = 200 };
+    if (n < (size_t)size * BLK) return;
+    unsigned char src[BLK];
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int r = 0; r < ROUNDS; ++r) {
+        for (int i = 0; i < BLK; ++i) src[i] = val(rank, r, (size_t)i);
+        for (int t = 0; t < size; ++t) {
+            if (t == rank) continue;
+            CHECK_MPI(MPI_Put(src, BLK, MPI_BYTE, t, (MPI_Aint)rank * BLK, BLK, MPI_BYTE, win));
+            CHECK_MPI(MPI_Win_flush(t, win));
+        }
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int o = 0; o < size; ++o) {
+        if (o == rank) continue;
+        for (int i = 0; i < BLK; ++i)
+            CHECK(mem[(size_t)o * BLK + (size_t)i] == val(o, ROUNDS - 1, (size_t)i),
+                  "%s: byte %d of rank %d's last put lost", what, i, o);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+static void passive_remap(void) {
+    const size_t sizes[3] = {4 * PAGE + 100, (size_t)1 << 20, (size_t)2 << 20};
+    for (int k = 0; k < 4; ++k) {
+        const int beside_thread = k == 3;
+        const size_t n = sizes[k == 3 ? 0 : k];
+        const char* what = k == 0 ? "small window" : k == 1 ? "1 MiB window" : k == 2 ? "2 MiB window"
+                                                                              : "window beside a thread";
+        unsigned char* blk = malloc(n + 2 * PAGE);
+        CHECK(blk, "malloc");
+        unsigned char* mem = (unsigned char*)(((uintptr_t)blk + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) + 100;
+        pthread_t t = 0;
+        if (beside_thread) t = start_thread();
+        MPI_Win win;
+        CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+        expect_backing(mem + PAGE, 'p', "window after Win_create");
+        put_storm(mem, n, win, what);
+        const char want = k == 2 || beside_thread ? 'p' : 's';
+        await_backing(mem + PAGE, want, what);
+        MPI_Barrier(MPI_COMM_WORLD);
+        passive_epochs(mem, n, win, what);
+        put_storm(mem, n, win, what);
+        expect_backing(mem + PAGE, want, what);
+        CHECK_MPI(MPI_Win_free(&win));
+        expect_backing(mem + PAGE, 'p', "after Win_free");
+        if (beside_thread) stop_thread(t);
+        free(blk);
+    }
+}
+
+/* The cost model outside fences: 150 flushed 8 B puts into a one-page
+ * window are not worth a remap, 450 are (about 200 by
+ * CH4LITE_RMA_REMAP_AFTER=100: 3 MiB of credit, 16 KiB per system call). */
+static void passive_credit(void) {
+    unsigned char* mem = aligned_alloc(PAGE, PAGE);
+    CHECK(mem, "aligned_alloc");
+    memset(mem, 0, PAGE);
+    MPI_Win win;
+    CHECK_MPI(MPI_Win_create(mem, PAGE, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    const int64_t v = 7;
+    for (int phase = 0; phase < 2; ++phase) {
+        if (rank == 0) {
+            CHECK_MPI(MPI_Win_lock_all(0, win));
+            for (int i = 0; i < (phase ? 300 : 150); ++i) {
+                CHECK_MPI(MPI_Put(&v, 1, MPI_INT64_T, 1, 8 * (i % 64), 1, MPI_INT64_T, win));
+                CHECK_MPI(MPI_Win_flush(1, win));
+            }
+            CHECK_MPI(MPI_Win_unlock_all(win));
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 1) {
+            expect = 1;
+            if (phase) await_backing(mem, 's', "after 450 flushed 8 B puts");
+            else expect_backing(mem, 'p', "after 150 flushed 8 B puts");
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    CHECK_MPI(MPI_Win_free(&win));
+    free(mem);
+}
+
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc > 3 && strcmp(argv[1], "credit") == 0) {
         credit(atoi(argv[2]), argv[3][0]);
+        if (rank == 0) printf("rma_remap: OK\n");
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "passive_credit") == 0) {
+        if (size == 2) passive_credit();
+        if (rank == 0) printf("rma_remap: OK\n");
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "passive") == 0) {
+        expect = argc > 2 && strcmp(argv[2], "expect") == 0;
+        passive_remap();
         if (rank == 0) printf("rma_remap: OK\n");
         MPI_Finalize();
         return 0;
