@@ -131,6 +131,12 @@ function(ch4lite_mpi_test name)
   endif()
   if(T_SOURCES)
     ch4lite_mpi_program(${name} SOURCES ${T_SOURCES} LIBS ${T_LIBS})
+    # A program's own registration is a candidate for the ucx paths:
+    # test/mpi/ucx (processed after the other suites) runs it there.
+    set_property(GLOBAL APPEND PROPERTY CH4LITE_UCX_CANDIDATES ${name})
+    foreach(k NP ARGS ENV TIMEOUT LABELS PASS_REGEX)
+      set_property(GLOBAL PROPERTY CH4LITE_UCX_${name}_${k} "${T_${k}}")
+    endforeach()
   endif()
   ch4lite_genv(genv ${T_ENV})
   if(T_PPN)

@@ -11,8 +11,10 @@
 //   unexpected   messages of freed         (nothing more)            (nothing more: only receives
 //   messages     communicators (stale;                               return them)
 //                their ids reaped first)
-//   pack buffers the heap staging cache    poll what completed       as for requests (off by
-//                (heap, not the pool)                                default: the heap backs it up)
+//   pack buffers the packed copies of sends poll, then give back the  progress until one comes back
+//                that completed but are    copies of the sends that  (off by default: the heap
+//                not yet waited for; the   completed meanwhile       backs the pool up)
+//                heap staging cache        (both only while a transfer holding one is in flight)
 //
 // A hook that drives progress may run inside progress (an allocation in a
 // message handler): the transports and the deferred queue refuse nested
@@ -43,9 +45,11 @@ std::chrono::milliseconds wait_limit() noexcept {
 }
 
 // Polls until `pool` has an object free again: `polls` polls at most
-// (non-blocking), or until wait_limit() passed (blocking).
-template <class T>
-void poll_until_free(util::object_pool<T>& pool, int polls, bool blocking) noexcept {
+// (non-blocking), or until wait_limit() passed (blocking). `after` runs
+// after each poll that did something (and every 64th): what gives objects
+// back that progress alone does not.
+template <class T, class After>
+void poll_until_free(util::object_pool<T>& pool, int polls, bool blocking, After&& after) noexcept {
     const uint32_t before = pool.in_use();
     const auto until = std::chrono::steady_clock::now() + wait_limit();
     unsigned idle = 0;
@@ -53,8 +57,14 @@ void poll_until_free(util::object_pool<T>& pool, int polls, bool blocking) noexc
         if (pool.in_use() < before) return;
         if (!blocking && i >= polls) return;
         if (blocking && (i & 63) == 0 && std::chrono::steady_clock::now() >= until) return;
-        if (progress() == 0 && blocking) idle_step(idle);
+        const int n = progress();
+        if (n > 0 || (i & 63) == 63) after();
+        if (n == 0 && blocking) idle_step(idle);
     }
+}
+template <class T>
+void poll_until_free(util::object_pool<T>& pool, int polls, bool blocking) noexcept {
+    poll_until_free(pool, polls, blocking, [] {});
 }
 
 // Requests that return to the pool by themselves when their operation
@@ -86,14 +96,49 @@ void unexpected_hook(util::gc_mode mode, void*) {
     (void)queues().drop_unexpected_if(context_stale);
 }
 
+// A send's packed copy (its stage: typed.cpp) stays with the request until
+// the request is freed (MPI_Wait/MPI_Test, or at completion when released),
+// but once the send completed nothing reads it again: give the pooled ones
+// back. Returns how many.
+int release_done_stages() noexcept {
+    int n = 0;
+    request_pool().for_each_in_use([&](request* r) {
+        if (r->kind == req_kind::send && r->cc == 0 && r->stage && !(r->flags & rf_stage_heap)) {
+            stage_free(r);
+            ++n;
+        }
+    });
+    return n;
+}
+
+// Whether a pack buffer comes back by progress alone: a send or receive in
+// flight holds one (a receive's bounce returns when it completes, a send's
+// copy through release_done_stages()). Buffers of collectives' temporaries
+// (util::scratch) return when their call does: never by polling here.
+bool stages_returning() noexcept {
+    bool any = false;
+    request_pool().for_each_in_use([&](const request* r) {
+        any |= (r->kind == req_kind::send || r->kind == req_kind::recv) && r->cc > 0 && r->stage &&
+               !(r->flags & rf_stage_heap);
+    });
+    return any;
+}
+
 void pack_hook(util::gc_mode mode, void*) {
     switch (mode) {
-        case util::gc_mode::simple: stage_cache_release(); return;
+        case util::gc_mode::simple:
+            stage_cache_release();  // heap memory, for the fallback that follows
+            (void)release_done_stages();
+            return;
         case util::gc_mode::aggressive_nonblocking:
-            poll_until_free(util::pack_buffer_pool(), 1024, false);
+            if (stages_returning())
+                poll_until_free(util::pack_buffer_pool(), 1024, false,
+                                [] { (void)release_done_stages(); });
             return;
         case util::gc_mode::aggressive_blocking:
-            poll_until_free(util::pack_buffer_pool(), 0, true);
+            if (stages_returning())
+                poll_until_free(util::pack_buffer_pool(), 0, true,
+                                [] { (void)release_done_stages(); });
             return;
     }
 }

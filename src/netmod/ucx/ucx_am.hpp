@@ -65,6 +65,7 @@ struct request_state {
             uint64_t bounce;
             uint64_t tag;   // a receive that UCX completed inside irecv:
             uint64_t len;   // what it got, reported from the next progress()
+            request_state* next;  // (their list: full_netmod::done_head_)
         } rx;
     } u = {};
 };

@@ -102,7 +102,7 @@ class full_netmod : public am_netmod {
 
     int progress() {
         int n = 0;
-        if (__builtin_expect(!done_now_.empty(), 0)) n = report_done_now();
+        if (__builtin_expect(done_head_ != nullptr, 0)) n = report_done_now();
         return n + am_netmod::progress();
     }
 
@@ -141,8 +141,10 @@ class full_netmod : public am_netmod {
     // The process's netmod (tagged receive callbacks carry only the state).
     static full_netmod* instance_;
     bool in_post_ = false;  // inside ucp_tag_recv_nbx (irecv)
-    std::vector<request_state*> done_now_;  // receives UCX completed inside irecv
-    std::vector<request_state*> done_swap_;
+    // Receives UCX completed inside irecv, in order (linked through
+    // u.rx.next: a UCX callback must not allocate, it cannot fail).
+    request_state* done_head_ = nullptr;
+    request_state* done_tail_ = nullptr;
     bool tagged_ok_ = true;
     bool rma_ok_ = true;
 

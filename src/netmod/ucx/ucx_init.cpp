@@ -248,11 +248,16 @@ status am_netmod::finalize() {
     if (!worker_) return status::ok;
     // Everything sent has been received (the device's barrier came first),
     // but UCP may still hold completions and acknowledgments: let them
-    // through, close the endpoints, and keep the worker until every rank
-    // closed its own (a peer's flush needs ours to answer).
+    // through, then close the endpoints once every rank is here, so that
+    // every rank progresses while the others' flushes need it to answer.
+    // (Closing first and then waiting in the launcher's barrier, which does
+    // not progress UCX, left a peer whose flush came later waiting out the
+    // 5 s bound: 1 run in 3 over tcp.) A rank that finishes first and
+    // destroys its worker ends its connections: a peer's flush still
+    // pending then completes (its status is not needed) instead of waiting.
     for (int i = 0; i < 1000; ++i) ucp_worker_progress(worker_);
-    close_endpoints();
     const status s = bs_ ? bs_->barrier() : status::ok;
+    close_endpoints();
     held_.clear();
     ucp_worker_destroy(worker_);
     worker_ = nullptr;

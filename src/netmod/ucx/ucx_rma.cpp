@@ -6,6 +6,8 @@
 
 #if !CH4LITE_FORCE_AM
 
+#include <new>
+
 #include "netmod/ucx/ucx_internal.hpp"
 #include "util/log.hpp"
 
@@ -32,11 +34,17 @@ status full_netmod::mr_register(void* buf, std::size_t n, mem_region& mr) {
     // Keys are never reused: a peer's cached key of a released region
     // cannot reach a new one.
     const uint64_t key = next_key_++;
-    auto [it, added] = regions_.emplace(key, r);
-    (void)added;
+    region* kept;
+    try {
+        kept = &regions_.emplace(key, r).first->second;
+    } catch (const std::bad_alloc&) {  // the callers are noexcept: MPI_ERR_NO_MEM
+        ucp_rkey_buffer_release(r.packed);
+        ucp_mem_unmap(context_, r.memh);
+        return status::no_mem;
+    }
     mr.key = key;
     mr.addr = reinterpret_cast<uint64_t>(buf);
-    mr.handle = &it->second;
+    mr.handle = kept;
     return status::ok;
 }
 
@@ -52,7 +60,14 @@ void full_netmod::mr_release(mem_region& mr) {
 // The unpacked key of (peer, key), or nullptr with s = again while it is
 // being fetched (the caller retries after progress) or a failure.
 ucp_rkey_h full_netmod::rkey_of(int peer, uint64_t key, status& s) {
-    auto [it, added] = rkeys_.try_emplace({peer, key});
+    decltype(rkeys_.try_emplace({peer, key})) got;
+    try {
+        got = rkeys_.try_emplace({peer, key});
+    } catch (const std::bad_alloc&) {
+        s = status::no_mem;
+        return nullptr;
+    }
+    auto [it, added] = got;
     remote_key& rk = it->second;
     if (rk.state == 1) return rk.rkey;
     if (rk.state == 2) {

@@ -80,7 +80,12 @@ void full_netmod::on_recv(void* req, ucs_status_t s, const ucp_tag_recv_info_t* 
         st->imm_status = static_cast<uint16_t>(-s);
         st->u.rx.tag = tag;
         st->u.rx.len = length;
-        instance_->done_now_.push_back(st);
+        st->u.rx.next = nullptr;
+        if (instance_->done_tail_)
+            instance_->done_tail_->u.rx.next = st;
+        else
+            instance_->done_head_ = st;
+        instance_->done_tail_ = st;
         return;
     }
     callback_scope cs(*instance_);
@@ -89,15 +94,18 @@ void full_netmod::on_recv(void* req, ucs_status_t s, const ucp_tag_recv_info_t* 
 
 int full_netmod::report_done_now() {
     // Receives the device posts from these upcalls may complete at once
-    // too: they go to the other list, reported next time.
-    done_swap_.swap(done_now_);
-    for (request_state* st : done_swap_) {
+    // too: they go to a new list, reported next time.
+    request_state* st = done_head_;
+    done_head_ = done_tail_ = nullptr;
+    int n = 0;
+    while (st) {
+        request_state* const next = st->u.rx.next;  // st may be reused below
         const auto s = static_cast<ucs_status_t>(-static_cast<int>(st->imm_status));
         st->cancel = 0;
         recv_done(st, s, st->u.rx.tag, static_cast<std::size_t>(st->u.rx.len));
+        st = next;
+        ++n;
     }
-    const int n = static_cast<int>(done_swap_.size());
-    done_swap_.clear();
     return n;
 }
 
