@@ -30,6 +30,13 @@
 # use eth1 there (FI_TCP_IFACE) has a netmod that cannot reach its peers,
 # while the launcher still reaches the host over eth0.
 #
+# Leftovers: `up` records its owner (MH_OWNER, default the process that ran
+# `up`: the test or benchmark script) with the owner's start time in
+# /dev/shm/<prefix>/owner, and first sweeps the hosts of owners that are
+# gone (killed before their `down` ran): their namespaces, the processes in
+# them, their /dev/shm directory; and namespaces of ours whose directory is
+# gone.
+#
 # Needs root (or CAP_SYS_ADMIN + CAP_NET_ADMIN), iproute2 and util-linux.
 set -u
 
@@ -60,20 +67,61 @@ mh_host_of() {  # name or address -> host name
 # ip with the namespace's name, quietly.
 mh_ip() { ip "$@" >/dev/null 2>&1; }
 
+# A process's start time (clock ticks since boot), or nothing.
+mh_started() { awk '{print $22}' "/proc/$1/stat" 2>/dev/null; }
+
+# Deletes the namespaces "<prefix>-*" after killing what runs in them.
+mh_del_ns() {
+    local p=$1 ns pids
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$p-"); do
+        pids=$(ip netns pids "$ns" 2>/dev/null)
+        [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+    done
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$p-"); do
+        ip netns del "$ns" 2>/dev/null
+    done
+}
+
+# Hosts whose owner is gone. A directory without an owner file is one an
+# `up` is still making (it writes the file first thing) and stays.
+mh_sweep() {
+    local d p pid start ns
+    for d in /dev/shm/ch4mh*; do
+        [ -f "$d/owner" ] || continue
+        read -r pid start <"$d/owner" 2>/dev/null || continue
+        [ -n "$pid" ] && [ "$(mh_started "$pid")" = "$start" ] && continue
+        p=${d#/dev/shm/}
+        echo "hosts.sh: removing hosts $p (owner $pid is gone)" >&2
+        mh_del_ns "$p"
+        rm -rf "$d"
+    done
+    # Namespaces of ours without their directory: `up` makes the directory
+    # before any namespace and `down` removes it after them.
+    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep '^ch4mh[0-9]*r[0-9]*-'); do
+        p=${ns%%-*}
+        [ -d "/dev/shm/$p" ] && continue
+        echo "hosts.sh: removing namespace $ns (no /dev/shm/$p)" >&2
+        mh_del_ns "$p"
+    done
+}
+
 mh_up() {
-    local dir=$1 n=$2 broken=${3:-0} p k ns
+    local dir=$1 n=$2 broken=${3:-0} p k ns owner
     [ "$(id -u)" = 0 ] || mh_die "needs root (network namespaces)"
     command -v ip >/dev/null && command -v unshare >/dev/null || mh_die "needs ip and unshare"
     mkdir -p "$dir" || mh_die "cannot create $dir"
     [ -e "$dir/prefix" ] && mh_die "$dir already holds hosts"
+    mh_sweep
     # Short and unique: veth names are per namespace, but namespace names are
     # global to the machine.
     p="ch4mh$$r$RANDOM"
     echo "$p" >"$dir/prefix"
     echo "$n" >"$dir/n"
     # /dev/shm views live under the machine's /dev/shm (tmpfs, like the real
-    # thing), in a directory of this run.
-    mkdir -p "/dev/shm/$p" && ln -s "/dev/shm/$p" "$dir/shm" || mh_die "cannot create /dev/shm/$p"
+    # thing), in a directory of this run, with its owner.
+    owner=${MH_OWNER:-$PPID}
+    mkdir -p "/dev/shm/$p" && echo "$owner $(mh_started "$owner")" >"/dev/shm/$p/owner" &&
+        ln -s "/dev/shm/$p" "$dir/shm" || mh_die "cannot create /dev/shm/$p"
     ip netns add "$p-sw" || mh_die "ip netns add failed"
     ip -n "$p-sw" link set lo up
     ip -n "$p-sw" link add br0 type bridge || mh_die "cannot create a bridge"
@@ -115,16 +163,10 @@ mh_up() {
 
 # Kills what runs in our namespaces (by pid), then deletes them. Never fails.
 mh_down() {
-    local dir=$1 p ns pids
+    local dir=$1 p
     p=$(mh_prefix "$dir") || return 0
     [ -n "$p" ] || return 0
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$p-"); do
-        pids=$(ip netns pids "$ns" 2>/dev/null)
-        [ -n "$pids" ] && kill -KILL $pids 2>/dev/null
-    done
-    for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^$p-"); do
-        ip netns del "$ns" 2>/dev/null
-    done
+    mh_del_ns "$p"
     rm -rf "/dev/shm/$p" "$dir/shm" "$dir/prefix" "$dir/n"
 }
 
