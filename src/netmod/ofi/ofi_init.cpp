@@ -109,12 +109,12 @@ status netmod::init(dev::bootstrap& bs) {
     const bool want_rma = caps.native_rma && util::env_bool("CH4LITE_OFI_RMA", true);
     fi_info* hints = make_hints(caps.native_tagged, want_rma);
     if (!hints) return status::no_mem;
-    int rc = lib::fns.getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    int rc = lib::getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
     if (rc != 0 && want_rma) {  // a provider without RMA still carries messages
         lib::fns.freeinfo(hints);
         hints = make_hints(caps.native_tagged, false);
         if (!hints) return status::no_mem;
-        rc = lib::fns.getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+        rc = lib::getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
     }
     // An IP-addressed provider on a one-node job binds to loopback. (Only
     // those: the shm provider reads `node` as its region name.)
@@ -122,7 +122,7 @@ status netmod::init(dev::bootstrap& bs) {
         (info_->addr_format == FI_SOCKADDR_IN || info_->addr_format == FI_SOCKADDR_IN6 ||
          info_->addr_format == FI_SOCKADDR)) {
         fi_info* lo = nullptr;
-        if (lib::fns.getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &lo) == 0 && lo) {
+        if (lib::getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &lo) == 0 && lo) {
             lib::fns.freeinfo(info_);
             info_ = lo;
         }
