@@ -53,9 +53,15 @@ devices scan_devices() {
         }
         ::closedir(dir);
     }
-    // The character devices those providers open, should sysfs be hidden.
+    // The character devices the providers open, should sysfs be hidden (a
+    // container may show /dev/infiniband without /sys/class/infiniband).
     if (::access("/dev/ipath", F_OK) == 0 || ::access("/dev/hfi1_0", F_OK) == 0 || ::access("/dev/hfi1", F_OK) == 0)
         d.any = d.psm = true;
+    if (DIR* dir = ::opendir("/dev/infiniband")) {
+        while (const dirent* e = ::readdir(dir))
+            if (e->d_name[0] != '.') d.any = true;
+        ::closedir(dir);
+    }
     return d;
 }
 
