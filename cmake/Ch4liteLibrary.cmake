@@ -56,6 +56,40 @@ function(ch4lite_variant_config outdir netmod force_am)
   set(CH4LITE_FORCE_AM_VALUE ${CH4LITE_FORCE_AM_VALUE} PARENT_SCOPE)
 endfunction()
 
+# The ofi netmod's stand-ins for libpsm_infinipath.so.1 and libpsm2.so.2
+# (src/netmod/ofi/ofi_fastload.hpp): two small libraries under those sonames,
+# embedded in every ofi libmpi (ofi_standin_images.cpp), never installed.
+function(ch4lite_add_psm_standins)
+  if(TARGET ch4lite_psm1_standin)
+    return()
+  endif()
+  set(dir ${PROJECT_SOURCE_DIR}/src/netmod/ofi/psm_stub)
+  foreach(v 1 2)
+    add_library(ch4lite_psm${v}_standin SHARED ${dir}/psm_stub.c)
+    target_compile_definitions(ch4lite_psm${v}_standin PRIVATE CH4LITE_PSM_STUB_VERSION=${v})
+    target_compile_options(ch4lite_psm${v}_standin PRIVATE -Wall -Wextra -g0)
+    if(v EQUAL 1)
+      set(soname libpsm_infinipath.so.1)
+    else()
+      set(soname libpsm2.so.2)
+    endif()
+    target_link_options(ch4lite_psm${v}_standin PRIVATE "LINKER:-soname,${soname}" "LINKER:-s"
+      "LINKER:--version-script=${dir}/psm${v}_stub.map")
+    set_target_properties(ch4lite_psm${v}_standin PROPERTIES NO_SONAME ON
+      LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/generated/psm-standins
+      LINK_DEPENDS ${dir}/psm${v}_stub.map)
+  endforeach()
+  # Compiled into each ofi libmpi, in the directory that makes them.
+  set(images ${PROJECT_SOURCE_DIR}/src/netmod/ofi/ofi_standin_images.cpp)
+  set(out ${CMAKE_BINARY_DIR}/generated/psm-standins)
+  set_property(SOURCE ${images} APPEND PROPERTY COMPILE_DEFINITIONS
+    "CH4LITE_PSM1_IMAGE=\"${out}/libch4lite_psm1_standin.so\""
+    "CH4LITE_PSM2_IMAGE=\"${out}/libch4lite_psm2_standin.so\"")
+  set_property(SOURCE ${images} APPEND PROPERTY OBJECT_DEPENDS
+    ${out}/libch4lite_psm1_standin.so ${out}/libch4lite_psm2_standin.so)
+  set_property(SOURCE ${images} PROPERTY SKIP_PRECOMPILE_HEADERS ON)
+endfunction()
+
 function(ch4lite_add_mpi_library target libdir netmod force_am)
   set(gen ${CMAKE_BINARY_DIR}/generated/${target})
   ch4lite_variant_config(${gen} ${netmod} ${force_am})
@@ -90,6 +124,10 @@ function(ch4lite_add_mpi_library target libdir netmod force_am)
   target_compile_options(${target} PRIVATE ${FABRIC_CFLAGS_OTHER})
   target_link_libraries(${target} PRIVATE ch4lite_bootstrap ch4lite_dame ch4lite_util PkgConfig::HWLOC
     Threads::Threads rt ${CMAKE_DL_LIBS})
+  if(netmod STREQUAL "ofi")
+    ch4lite_add_psm_standins()
+    add_dependencies(${target} ch4lite_psm1_standin ch4lite_psm2_standin)
+  endif()
   # UCX is linked (its calls are exported functions, not operation tables
   # as libfabric's): only into the ucx variants.
   if(netmod STREQUAL "ucx")
@@ -116,4 +154,8 @@ function(ch4lite_add_netmod_check netmod)
     ${PROJECT_SOURCE_DIR}/include)
   target_compile_options(netmod_check_${netmod} PRIVATE ${CH4LITE_WARNINGS})
   target_link_libraries(netmod_check_${netmod} PRIVATE PkgConfig::FABRIC)
+  if(netmod STREQUAL "ofi")
+    ch4lite_add_psm_standins()
+    add_dependencies(netmod_check_${netmod} ch4lite_psm1_standin ch4lite_psm2_standin)
+  endif()
 endfunction()

@@ -5,6 +5,7 @@
 #include <rdma/fi_domain.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,6 +57,10 @@ const char* fi_err(int rc) { return lib::strerror(rc < 0 ? -rc : rc); }
 // message about an FI_PROVIDER that names none of them. libfabric fixes its
 // FI_PROVIDER filter when it initializes, so this process cannot ask; the
 // fi_info tool (libfabric-bin) can, without the variable. Cold path only.
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
 std::string available_providers() {
     FILE* p = ::popen("env -u FI_PROVIDER fi_info -t FI_EP_RDM 2>/dev/null", "r");
     if (!p) return "(see fi_info -l)";
@@ -86,6 +91,8 @@ status netmod::init(dev::bootstrap& bs) {
         util::warn("ofi: %d ranks exceed the %d the match bits can name", size_, tagbits::max_rank + 1);
         return status::unsupported;
     }
+    using clock = std::chrono::steady_clock;
+    const clock::time_point t_start = clock::now();
     if (std::string why; !lib::load(why)) {
         util::warn("ofi: %s", why.c_str());
         return status::unsupported;
@@ -102,6 +109,20 @@ status netmod::init(dev::bootstrap& bs) {
     // receives eager data into its own buffer and clamps the copy, so
     // MPI_ERR_TRUNCATE leaves the job usable. Costs one copy of eager data.
     setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0);
+    // rxm over tcp receives eager messages from all peers into one shared
+    // receive context, and prepares FI_OFI_RXM_MSG_RX_SIZE buffers of
+    // FI_OFI_RXM_BUFFER_SIZE (16 KiB) for it as the endpoint opens: by
+    // default 4096, 68 MB that it zeroes, 70 ms of a process's start-up. A
+    // window of 64 messages per peer is enough (a sender that runs ahead
+    // is held back by TCP until buffers come back, tested down to 64
+    // buffers), so: 64 per peer, at least 256, at most rxm's 4096. Only
+    // for tcp;ofi_rxm: over other providers (verbs) rxm uses the value per
+    // connection.
+    if (const char* p = std::getenv("FI_PROVIDER"); !p || !*p || std::strcmp(p, "tcp;ofi_rxm") == 0) {
+        const long per_peer = 64L * std::max(size_ - 1, 1);
+        const std::string rx = std::to_string(std::clamp(per_peer, 256L, 4096L));
+        setenv("FI_OFI_RXM_MSG_RX_SIZE", rx.c_str(), 0);
+    }
     // An empty FI_PROVIDER ("FI_PROVIDER=" in a script) is a filter that
     // libfabric matches against no provider at all; read it as unset.
     if (const char* p = std::getenv("FI_PROVIDER"); p && !*p) unsetenv("FI_PROVIDER");
@@ -109,12 +130,12 @@ status netmod::init(dev::bootstrap& bs) {
     const bool want_rma = caps.native_rma && util::env_bool("CH4LITE_OFI_RMA", true);
     fi_info* hints = make_hints(caps.native_tagged, want_rma);
     if (!hints) return status::no_mem;
-    int rc = lib::fns.getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+    int rc = lib::getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
     if (rc != 0 && want_rma) {  // a provider without RMA still carries messages
         lib::fns.freeinfo(hints);
         hints = make_hints(caps.native_tagged, false);
         if (!hints) return status::no_mem;
-        rc = lib::fns.getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
+        rc = lib::getinfo(api_version, nullptr, nullptr, 0, hints, &info_);
     }
     // An IP-addressed provider on a one-node job binds to loopback. (Only
     // those: the shm provider reads `node` as its region name.)
@@ -122,7 +143,7 @@ status netmod::init(dev::bootstrap& bs) {
         (info_->addr_format == FI_SOCKADDR_IN || info_->addr_format == FI_SOCKADDR_IN6 ||
          info_->addr_format == FI_SOCKADDR)) {
         fi_info* lo = nullptr;
-        if (lib::fns.getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &lo) == 0 && lo) {
+        if (lib::getinfo(api_version, "127.0.0.1", nullptr, FI_SOURCE, hints, &lo) == 0 && lo) {
             lib::fns.freeinfo(info_);
             info_ = lo;
         }
@@ -188,6 +209,7 @@ status netmod::init(dev::bootstrap& bs) {
         return status::unsupported;
     }
 
+    const clock::time_point t_info = clock::now();
     if ((rc = lib::fns.fabric(info_->fabric_attr, &fabric_, nullptr)) ||
         (rc = fi_domain(fabric_, info_, &domain_, nullptr))) {
         util::warn("ofi: cannot open fabric/domain: %s", fi_err(rc));
@@ -212,6 +234,7 @@ status netmod::init(dev::bootstrap& bs) {
         util::warn("ofi: cannot enable endpoint: %s", fi_err(rc));
         return status::io;
     }
+    const clock::time_point t_ep = clock::now();
     // Active messages land in multi-receive buffers, retired once less than
     // one maximal AM fits. The threshold is set after fi_enable (some
     // providers create their receive context there). Providers that cannot
@@ -237,6 +260,7 @@ status netmod::init(dev::bootstrap& bs) {
         if (s != status::ok) return s;
     }
     probe_.kind = op_kind::probe;
+    const clock::time_point t_buf = clock::now();
 
     // Address exchange (netmod/exchange.hpp: the same key for every netmod,
     // so ranks of different builds stop here): insert in rank order so
@@ -254,6 +278,7 @@ status netmod::init(dev::bootstrap& bs) {
         util::warn("ofi: %s", why.c_str());
         return s;
     }
+    const clock::time_point t_exch = clock::now();
     std::vector<std::byte> all;
     all.reserve(alen * static_cast<std::size_t>(size_));
     for (int r = 0; r < size_; ++r) {
@@ -269,6 +294,11 @@ status netmod::init(dev::bootstrap& bs) {
         util::warn("ofi: fi_av_insert inserted %d of %d addresses", rc, size_);
         return status::io;
     }
+    const clock::time_point t_end = clock::now();
+    util::verbose("ofi: init in %.1f ms (libfabric and provider %.1f, endpoint %.1f, receive buffers %.1f, "
+                  "address exchange %.1f, address vector %.1f)",
+                  ms_between(t_start, t_end), ms_between(t_start, t_info), ms_between(t_info, t_ep),
+                  ms_between(t_ep, t_buf), ms_between(t_buf, t_exch), ms_between(t_exch, t_end));
     return status::ok;
 }
 

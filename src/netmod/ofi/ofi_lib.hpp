@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // libfabric, loaded at run time (docs/netmod-ofi.md, "Loading libfabric").
 //
-// libmpi does not link libfabric: loading it costs about 0.35 s per process
-// on Debian 12 (a library it depends on, libinfinipath, calibrates the clock
-// with sleeps in its constructor, and the first fi_getinfo reads all of
-// /proc/kallsyms for the verbs provider), and a job whose ranks all share
-// one node's memory never uses it. The netmod opens it in init(), which the
-// device calls only when some peer is outside that memory.
+// libmpi does not link libfabric: loading it costs about 0.3 s per process
+// on Debian 12 (libraries of its psm and psm2 providers calibrate a clock
+// with sleeps in their constructors, and the first fi_getinfo reads all of
+// /proc/kallsyms for the verbs provider; ofi_fastload.hpp avoids both on
+// hosts without such hardware), and a job whose ranks all share one node's
+// memory never uses it. The netmod opens it in init(), which the device
+// calls only when some peer is outside that memory.
 //
 // Of libfabric's API only these five functions are exported symbols; every
 // other call (fi_domain, fi_tsend, fi_cq_read, ...) is an inline function of
@@ -34,6 +35,12 @@ extern api fns;
 // lacks a function or has another major version than the headers we were
 // built with.
 bool load(std::string& why);
+
+// fi_getinfo, through which the netmod makes every call: the first one
+// initializes libfabric's providers, with /proc/kallsyms hidden from them
+// when the host has no RDMA device (ofi_fastload.hpp).
+int getinfo(uint32_t version, const char* node, const char* service, uint64_t flags, const fi_info* hints,
+            fi_info** info);
 
 // fi_strerror, also before (or without) a successful load().
 const char* strerror(int err);
