@@ -17,10 +17,18 @@
 //     CH4LITE_YIELD_HOLD after each such gap;
 //   - not busy: spin (with `pause` after the first polls), as before.
 // A busy wait spins for CH4LITE_YIELD_SPIN first (a message on its way
-// arrives within microseconds), then yields the core after every poll, and
-// after CH4LITE_YIELD_SLEEP of waiting sleeps in growing steps (up to
-// 256 us), which frees the core entirely for the rank that has work.
-// CH4LITE_YIELD=1: always busy; 0: always spin.
+// arrives within microseconds). Then, with more ranks than cores, it yields
+// the core after every poll, and after CH4LITE_YIELD_SLEEP of waiting
+// sleeps in growing steps (up to CH4LITE_YIELD_SLEEP_MAX), which frees the
+// core entirely for the rank that has work. Preempted by outside work but
+// with a core per rank, it keeps spinning, as MPICH and Open MPI do (with
+// CH4LITE_YIELD_EVERY=N it yields every N polls): a yield or a sleep hands
+// the core to the outside work for a whole time slice, after which the
+// rank we waited for waits for us (bench/p2p/busy.c, two CPU hogs: 2.07x
+// the better peer with yields and sleeps, 0.80x spinning; a PSCW ping-pong
+// on a loaded machine took ~4 ms per epoch with them). A yield's own time
+// is never taken for a preemption. CH4LITE_YIELD=1: always busy and
+// oversubscribed; 0: always spin.
 #pragma once
 #include <cstdint>
 
@@ -35,6 +43,7 @@ struct idle_policy {
     int64_t spin_ns = 10'000;     // busy: spin this long before yielding
     int64_t sleep_after_ns = 50'000;  // busy: yield this long before sleeping
     uint32_t sleep_max_ns = 64'000;   // busy: longest sleep step
+    uint32_t yield_every = 0;         // preempted, not oversubscribed: polls between yields (0: none)
     // State of the current streak of idle polls and of the host.
     int64_t busy_until = 0;       // CLOCK_MONOTONIC ns
     int64_t streak_start = 0;

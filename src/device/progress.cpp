@@ -55,6 +55,10 @@ void idle_init(idle_policy& p, bool oversubscribed) noexcept {
     p.hold_ns = env_us("CH4LITE_YIELD_HOLD", 100'000);
     p.spin_ns = env_us("CH4LITE_YIELD_SPIN", 10);
     p.sleep_after_ns = env_us("CH4LITE_YIELD_SLEEP", 50);
+    // Polls between two yields of a rank preempted by outside work (a
+    // multiple of 16: the clock is read every 16 polls).
+    p.yield_every = static_cast<uint32_t>(
+        std::clamp<int64_t>(util::env_int("CH4LITE_YIELD_EVERY", 0), 0, 1 << 24) + 15) & ~15u;
     p.sleep_max_ns = static_cast<uint32_t>(std::clamp<int64_t>(env_us("CH4LITE_YIELD_SLEEP_MAX", 64), 2000, 100'000'000));
     // Our sleeps are short: ask for 1 us of timer slack instead of the
     // default 50 us, or a 2 us sleep would last 50.
@@ -105,6 +109,22 @@ void idle_step(unsigned& idle) noexcept {
     if (!busy || waited < p.spin_ns) {
         p.giving = false;
         spin(idle);
+        if ((idle & 0xfffff) == 0) check_launcher();
+        return;
+    }
+    if (!p.oversubscribed) {
+        // Preempted by outside work, and no more ranks than cores: the rank
+        // we wait for most likely has a core of its own, and a yield (let
+        // alone a sleep) hands ours to the outside work for a whole time
+        // slice, after which the rank we waited for may wait for us. Spin
+        // (as MPICH and Open MPI do), or with CH4LITE_YIELD_EVERY yield
+        // once every that many polls; the yield is not a preemption.
+        p.giving = false;
+        spin(idle);
+        if (p.yield_every && idle % p.yield_every == 0) {
+            ::sched_yield();
+            p.last = now_ns();
+        }
         if ((idle & 0xfffff) == 0) check_launcher();
         return;
     }
