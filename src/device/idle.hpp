@@ -25,7 +25,7 @@
 // CH4LITE_YIELD_EVERY=N it yields every N polls): a yield or a sleep hands
 // the core to the outside work for a whole time slice, after which the
 // rank we waited for waits for us (bench/p2p/busy.c, two CPU hogs: 2.07x
-// the better peer with yields and sleeps, 0.80x spinning; a PSCW ping-pong
+// the better peer with yields and sleeps, 0.85x spinning; a PSCW ping-pong
 // on a loaded machine took ~4 ms per epoch with them). A yield's own time
 // is never taken for a preemption. CH4LITE_YIELD=1: always busy and
 // oversubscribed; 0: always spin.
