@@ -51,6 +51,7 @@
 
 #include "device/comm.hpp"
 #include "device/device.hpp"
+#include "rma/rma.hpp"
 #include "rma/sync.hpp"
 #include "rma/win_internal.hpp"
 #include "rma/wire.hpp"
@@ -237,6 +238,19 @@ bool remap_self(win& w) noexcept {
     const auto b = reinterpret_cast<uint64_t>(w.base);
     if (b + w.size < b || b + w.size > UINT64_MAX - page) return false;
     const auto [lo, len] = pages_of(b, w.size);
+    // Another Win_create window of ours on these pages: its node peers'
+    // accesses are neither counted in our slot nor ordered by our fence,
+    // and one could land in the old pages after our copy.
+    bool shared_pages = false;
+    detail::g_wins.for_each([&](const win* o) {
+        if (o == &w || o->fl != flavor::create || o->size == 0 || !o->base) return;
+        const span os = pages_of(reinterpret_cast<uint64_t>(o->base), o->size);
+        shared_pages = shared_pages || (os.lo < lo + len && lo < os.lo + os.len);
+    });
+    if (shared_pages) {
+        util::verbose("rma: window memory not remapped: another window of this process shares its pages");
+        return false;
+    }
     if (len > remap_max() || !alone(true) || !private_anon(lo, lo + len)) {
         util::verbose("rma: window memory not remapped: larger than CH4LITE_RMA_REMAP_MAX, other threads, "
                       "locked memory or not private anonymous memory");

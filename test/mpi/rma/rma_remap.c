@@ -15,8 +15,9 @@
  *   4. a second thread alive during Win_free: the window's whole pages go
  *      back to private memory, its first and last page stay;
  *   5. memory that is already shared (MAP_SHARED) is not remapped; two
- *      windows over the same memory: the second one is not remapped, both
- *      stay usable after the first is freed;
+ *      windows over the same pages: neither is remapped (a node peer's
+ *      access through the other could land in the old pages during the
+ *      copy), both stay usable after the first is freed;
  *   6. pages in and out of use: pages the owner never touched read zero
  *      (they are not copied at Win_create), pages only a peer wrote keep
  *      its data after Win_free (the way back copies every page with data);
@@ -272,7 +273,7 @@ static void shared_and_twice(void) {
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w1));
     CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w2));
     exercise(mem, n, NULL, 0, NULL, 0, w1, "first of two windows");
-    expect_backing(mem, 's', "memory of two windows");
+    expect_backing(mem, 'p', "memory of two windows");
     exercise(mem, n, NULL, 0, NULL, 0, w2, "second of two windows");
     CHECK_MPI(MPI_Win_free(&w1));
     expect_backing(mem, 'p', "memory of two windows, the first freed");
