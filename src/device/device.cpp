@@ -190,7 +190,8 @@ status init(int required, int& provided, std::string& error) {
                   g_dev.local_ranks, g_dev.host_ranks, g_dev.usable_cores,
                   g_dev.oversubscribed ? ", oversubscribed: idle waits yield"
                   : g_dev.idle.m == idle_policy::mode::never ? ", idle waits spin (CH4LITE_YIELD=0)"
-                                                             : ", idle waits yield when preempted");
+                  : g_dev.idle.yield_every ? ", idle waits yield now and then when preempted"
+                                           : ", idle waits spin (they yield when oversubscribed)");
     g_dev.initialized = true;
     g_active = true;
     return status::ok;
