@@ -99,6 +99,19 @@ static inline void *bench_alloc(size_t bytes)
     return p;
 }
 
+/* 1 when the job has `np` ranks; else rank 0 says so (the program then
+ * finalizes and exits 0: the harness runs it at its registered count). */
+static inline int bench_need_ranks(int np, const char *name)
+{
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size == np)
+        return 1;
+    if (bench_rank() == 0)
+        fprintf(stderr, "%s: needs %d ranks\n", name, np);
+    return 0;
+}
+
 static inline void bench_table(const char *table, const char *row_label, const char *desc)
 {
     if (bench_rank() == 0) {

@@ -101,12 +101,9 @@ static const char* bw_rows[] = {"8", "4K", "16K"};
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     bench_info();
-    if (size != 2) {
-        if (rank == 0) fprintf(stderr, "passive: needs 2 ranks\n");
+    if (!bench_need_ranks(2, "passive")) {
         MPI_Finalize();
         return 0;
     }

@@ -51,12 +51,9 @@ static double measure(char* buf, size_t bytes, int use) {
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
-    int size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     bench_info();
-    if (size != 2) {
-        if (rank == 0) fprintf(stderr, "win_create: needs 2 ranks\n");
+    if (!bench_need_ranks(2, "win_create")) {
         MPI_Finalize();
         return 0;
     }

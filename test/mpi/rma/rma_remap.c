@@ -229,12 +229,18 @@ static void stop_thread(pthread_t t) {
     pthread_join(t, NULL);
 }
 
+/* n bytes 100 bytes into a page of a malloc'ed block (*blk, to free). */
+static unsigned char* into_page(size_t n, unsigned char** blk) {
+    *blk = malloc(n + 2 * PAGE);
+    CHECK(*blk, "malloc");
+    return (unsigned char*)(((uintptr_t)*blk + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) + 100;
+}
+
 /* 3 and 4: another thread during the first fence, or during Win_free */
 static void with_thread(int during_create) {
     const size_t n = 4 * PAGE + 100;
-    unsigned char* blk = malloc(n + 2 * PAGE);
-    CHECK(blk, "malloc");
-    unsigned char* mem = (unsigned char*)(((uintptr_t)blk + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) + 100;
+    unsigned char* blk;
+    unsigned char* mem = into_page(n, &blk);
     pthread_t t = 0;
     if (during_create) t = start_thread();
     MPI_Win win;
@@ -507,9 +513,8 @@ static void passive_remap(void) {
         const size_t n = sizes[k == 3 ? 0 : k];
         const char* what = k == 0 ? "small window" : k == 1 ? "1 MiB window" : k == 2 ? "2 MiB window"
                                                                               : "window beside a thread";
-        unsigned char* blk = malloc(n + 2 * PAGE);
-        CHECK(blk, "malloc");
-        unsigned char* mem = (unsigned char*)(((uintptr_t)blk + PAGE - 1) & ~(uintptr_t)(PAGE - 1)) + 100;
+        unsigned char* blk;
+        unsigned char* mem = into_page(n, &blk);
         pthread_t t = 0;
         if (beside_thread) t = start_thread();
         MPI_Win win;
