@@ -191,7 +191,7 @@ status init(int required, int& provided, std::string& error) {
                   g_dev.oversubscribed ? ", oversubscribed: idle waits yield"
                   : g_dev.idle.m == idle_policy::mode::never ? ", idle waits spin (CH4LITE_YIELD=0)"
                   : g_dev.idle.yield_every ? ", idle waits yield now and then when preempted"
-                                           : ", idle waits spin (they yield when oversubscribed)");
+                                           : ", idle waits spin (they yield with more ranks than cores)");
     g_dev.initialized = true;
     g_active = true;
     return status::ok;
