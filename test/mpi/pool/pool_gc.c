@@ -228,11 +228,10 @@ static int pk_phase(MPI_Datatype vec, int phase, int sync, int delay_ms) {
     return ok;
 }
 
-static void pack_part(const char* mode) {
-    MPI_Datatype vec;
-    CHECK_MPI(MPI_Type_vector(PN, 1, 2, MPI_INT, &vec));
-    CHECK_MPI(MPI_Type_commit(&vec));
-    /* connect first (see requests) */
+/* Ranks 0 and 1 exchange one message first: a provider may say "again" to
+ * the first sends while it connects, and they would then wait in the
+ * device's queue instead of meeting the pool. */
+static void connect_pair(void) {
     int x = 0;
     if (mt_rank == 0) {
         CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD));
@@ -241,6 +240,13 @@ static void pack_part(const char* mode) {
         CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
         CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD));
     }
+}
+
+static void pack_part(const char* mode) {
+    MPI_Datatype vec;
+    CHECK_MPI(MPI_Type_vector(PN, 1, 2, MPI_INT, &vec));
+    CHECK_MPI(MPI_Type_commit(&vec));
+    connect_pair();
     pk_a_ok = pk_phase(vec, 0, 0, 0);
     /* blocking has to see the receiver act while it waits; the others
      * must not be able to give anything back: the receiver waits for them */
@@ -283,16 +289,7 @@ int main(int argc, char** argv) {
     const char* mode = argv[2];
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     if (strcmp(part, "requests") == 0) {
-        /* Connect first (a provider may say "again" to the first sends while
-         * it connects: they would wait in the device's queue instead). */
-        int x = 0;
-        if (mt_rank == 0) {
-            CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD));
-            CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        } else if (mt_rank == 1) {
-            CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-            CHECK_MPI(MPI_Send(&x, 1, MPI_INT, 0, 1, MPI_COMM_WORLD));
-        }
+        connect_pair();
         const int a = fill_and_try(1024, 10);
         const int b = fill_and_try(256 * 1024, 20);
         if (mt_rank == 0)
