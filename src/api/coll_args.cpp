@@ -119,6 +119,8 @@ int make_reduction(const char* fn, MPI_Comm comm, MPI_Op op, const dame::type& t
     // apply them in rank order (REPLACE keeps rank 0's data, NO_OP the
     // last rank's), which makes the result well defined.
     out.commutative = o.id != dev::op_id::replace && o.id != dev::op_id::no_op;
+    if (const std::size_t b = dev::packed_size(t.basic()); b && t.size() > 0)
+        out.per = static_cast<std::size_t>(t.size()) / b;
     if (t.size() > 0 && !dev::op_applies(o.id, t.basic())) {
         const auto* p = t.predef();
         COLL_FAIL(MPI_ERR_OP, "%s is not defined for %s%s (elements of kind %s)",

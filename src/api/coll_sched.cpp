@@ -7,6 +7,7 @@
 #include <new>
 
 #include "api/info_obj.hpp"
+#include "api/p2p_common.hpp"
 #include "api/persistent.hpp"
 
 namespace ch4lite::api {
@@ -38,6 +39,20 @@ int start_coll(const char* func, dev::request* r, persistent& base) noexcept {
     (void)func;
     p.s->start(a);
     return MPI_SUCCESS;
+}
+
+int wait_coll(const char* func, persistent& base, MPI_Status* st) noexcept {
+    auto& p = static_cast<coll_recipe&>(base);
+    dev::request* a = p.inner;
+    ch4lite::coll::wait(a);
+    p.inner = nullptr;
+    p.active = false;
+    if (a->result == status::ok) {  // as settle() would, without its dispatch
+        fill_status(st, a);
+        return MPI_SUCCESS;
+    }
+    MPI_Comm c = p.comm;
+    return settle_request(func, a, st, c, false);
 }
 
 namespace coll {

@@ -100,6 +100,10 @@ int single(const char* func, MPI_Request* request, int* flag, MPI_Status* status
     if (blocking && u->kind == dev::req_kind::persistent) {
         api::persistent* p = static_cast<api::persistent*>(u->ext);
         if (p->kind == api::persist_kind::p2p && p->active) return api::wait_p2p(func, *p, status);
+        if (p->kind == api::persist_kind::coll && p->active) {
+            const int code = api::wait_coll(func, *p, status);
+            return code == MPI_SUCCESS ? code : api::raise(p->comm, code);
+        }
     }
     if (dev::request* w = api::wait_target(u)) {
         if (blocking) {

@@ -71,6 +71,9 @@ int start_part(const char* func, dev::request* r, persistent& p) noexcept;  // p
 // activation (through the direct receive path when it can), settles it
 // into *status and returns MPI_SUCCESS or the raised error.
 int wait_p2p(const char* func, persistent& p, MPI_Status* status) noexcept;
+// The same for an active persistent collective (api/coll_sched.cpp): waits
+// for the schedule's run, settles it, keeps its activation request.
+int wait_coll(const char* func, persistent& p, MPI_Status* status) noexcept;
 
 // What a completion function waits on for user request r: r itself, the
 // current activation of a persistent request, or nullptr for an inactive

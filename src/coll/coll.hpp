@@ -46,6 +46,10 @@ struct reduction {
     const dame::type* t = nullptr;  // the datatype of one instance
     MPI_Datatype dt = MPI_DATATYPE_NULL;  // its handle, for user functions
     std::size_t elem = 0;           // packed bytes of one instance (t->size())
+    // Basic elements of one instance for a predefined op (elem over the
+    // basic kind's packed size, set once so apply() does not divide each
+    // time); 0: apply() works it out.
+    std::size_t per = 0;
     bool commutative = true;
 
     // inout = in (op) inout over n instances of packed stream; `in` holds the

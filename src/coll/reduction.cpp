@@ -32,8 +32,8 @@ void call_user(const user_op& u, void* in, void* inout, int64_t n, MPI_Datatype 
 status reduction::apply(const void* in, void* inout, int64_t n) const noexcept {
     if (n <= 0) return status::ok;
     if (!user) {
-        const std::size_t bsz = packed_size(t->basic());
-        op_apply(id, t->basic(), in, inout, static_cast<std::size_t>(n) * elem / bsz);
+        const std::size_t k = per ? per : elem / packed_size(t->basic());
+        op_apply(id, t->basic(), in, inout, static_cast<std::size_t>(n) * k);
         return status::ok;
     }
     const int64_t max_chunk = user->fn_c ? INT64_MAX : INT_MAX;

@@ -271,7 +271,6 @@ status sched::commit() noexcept {
 // ---- running
 
 bool sched::issue(rec& s) noexcept {
-    hi_ = std::max(hi_, static_cast<std::size_t>(&s - steps_.data()) + 1);
     if ((s.k == kind::send || s.k == kind::recv) && s.peer == MPI_PROC_NULL) {
         s.state = done;  // no message (intercommunicator roots, topologies' edges)
         return true;
@@ -449,13 +448,16 @@ int sched::poll(bool issue) noexcept {
         } else if (s.state == polling) {
             if (take(s)) ++changed;
         } else if (s.state == waiting && !stop_) {
-            bool ready = s.after < 0 || steps_[static_cast<std::size_t>(s.after)].state == done;
-            for (uint16_t k = 0; ready && k < s.ndeps; ++k)
+            // Every step before it done (the common case: a schedule runs
+            // in order): ready without looking at its dependencies.
+            bool ready = prefix || s.after < 0 || steps_[static_cast<std::size_t>(s.after)].state == done;
+            for (uint16_t k = 0; !prefix && ready && k < s.ndeps; ++k)
                 if (steps_[static_cast<std::size_t>(deps_[static_cast<std::size_t>(s.dep0) + k])].state != done) {
                     ready = false;
                     break;
                 }
             if (ready) {
+                hi_ = std::max(hi_, i + 1);
                 this->issue(s);
                 ++changed;
             }
