@@ -48,8 +48,14 @@ status reqs::recv(void* buf, std::size_t n, int src, int tag) noexcept {
     return status::ok;
 }
 
+dev::crowd_wait crowd(int members) noexcept {
+    return dev::crowd_wait(g_dev.idle, members, g_dev.usable_cores);
+}
+dev::crowd_wait crowd(const comm& c) noexcept { return crowd(c.size); }
+
 status reqs::wait() noexcept {
     if (n_ == 0) return status::ok;
+    const auto cw = crowd(c_);
     int done = 0;
     // Requests complete in any order; scan from the first one not yet seen
     // complete so a long set is not rescanned from the start every poll.
@@ -80,6 +86,7 @@ status send(comm& c, const void* buf, std::size_t n, int dst, int tag) noexcept 
 status recv(comm& c, void* buf, std::size_t n, int src, int tag) noexcept {
     // An eager-sized message from a local peer, taken without a request.
     direct_recv got;
+    const auto cw = crowd(c);
     if (recv_direct(c.ctx_coll(), buf, n, c, src, tag, got)) {
         if (got.bytes != n) note_mismatch();
         return status::ok;

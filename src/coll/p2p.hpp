@@ -11,6 +11,7 @@
 #include <cstddef>
 
 #include "device/comm.hpp"
+#include "device/idle.hpp"
 #include "device/request.hpp"
 #include "util/status.hpp"
 
@@ -58,6 +59,12 @@ void note_mismatch() noexcept;
 // What a collective returns: s if it failed, else truncated if a mismatch
 // was noted since the previous finish(), else ok.
 status finish(status s) noexcept;
+
+// Marks the waits of a collective on c, for as long as it lives
+// (device/idle.hpp, crowd_wait: no spin before yielding when the members
+// outnumber the cores of an oversubscribed host).
+dev::crowd_wait crowd(const comm& c) noexcept;
+dev::crowd_wait crowd(int members) noexcept;
 
 // Blocking helpers over reqs.
 status send(comm& c, const void* buf, std::size_t n, int dst, int tag) noexcept;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <new>
 
+#include "coll/p2p.hpp"
 #include "dame/dame.hpp"
 #include "device/device.hpp"
 #include "device/p2p.hpp"
@@ -548,6 +549,7 @@ int sched_progress() noexcept {
 }
 
 void wait(request* r) noexcept {
+    const auto cw = crowd(r->c ? r->c->size : 1);
     unsigned idle = 0, k = 0;
     while (r->cc != 0) {
         // Schedules first: a small message of theirs at the head of a ring

@@ -192,6 +192,7 @@ bool stage_usable(comm& c) noexcept {
 
 status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
     stage_seg& s = *c.stage;
+    const auto cw = crowd(c);
     const auto readers = static_cast<uint64_t>(c.size - 1);
     // The chunks are the root's: at least one (an empty message too), each
     // carrying the root's size, so a reader that expects another size still
@@ -274,6 +275,7 @@ void end_call(stage_seg& s) noexcept {
 // Waits until member r's word at `field` (filled or used) reaches g.
 template <class Field>
 void wait_all(stage_seg& s, Field field, uint64_t g) noexcept {
+    const auto cw = crowd(s.p);
     for (int r = 0; r < s.p; ++r) {
         std::atomic_ref<uint64_t> w(s.x[r].*field);
         if (w.load(std::memory_order_acquire) < g)

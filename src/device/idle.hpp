@@ -44,6 +44,10 @@ struct idle_policy {
     int64_t sleep_after_ns = 50'000;  // busy: yield this long before sleeping
     uint32_t sleep_max_ns = 64'000;   // busy: longest sleep step
     uint32_t yield_every = 0;         // preempted, not oversubscribed: polls between yields (0: none)
+    // Waits of a collective whose members outnumber the cores, with more
+    // ranks than cores on the host (crowd_wait below): they yield at once,
+    // without spinning CH4LITE_YIELD_SPIN first. Nesting depth.
+    uint32_t no_spin = 0;
     // State of the current streak of idle polls and of the host.
     int64_t busy_until = 0;       // CLOCK_MONOTONIC ns
     int64_t streak_start = 0;
@@ -56,5 +60,29 @@ struct idle_policy {
 
 // Reads CH4LITE_YIELD* (device init); `oversubscribed` from the locality.
 void idle_init(idle_policy& p, bool oversubscribed) noexcept;
+
+// While one lives, the waits of a collective over `members` processes skip
+// the spin before yielding when the host has more ranks than cores and the
+// collective more members than `cores` (the usable cores): then some member
+// it needs cannot be running while we spin, and the spin only keeps it off
+// the core longer. A point-to-point wait keeps the spin: its one partner
+// may well be running on another core (bench/shm/oversub.c). Measured on
+// 4 ranks over 2 cores (bench/coll/nbc.c): MPI_Allreduce of 8 B 13.6 ->
+// 4.1 us, MPI_Ialltoall of 8 B 13.8 -> 4.4 us (docs/results/collectives.md).
+class crowd_wait {
+  public:
+    crowd_wait(idle_policy& p, int members, int cores) noexcept
+        : p_(p.oversubscribed && members > cores ? &p : nullptr) {
+        if (p_) ++p_->no_spin;
+    }
+    ~crowd_wait() {
+        if (p_) --p_->no_spin;
+    }
+    crowd_wait(const crowd_wait&) = delete;
+    crowd_wait& operator=(const crowd_wait&) = delete;
+
+  private:
+    idle_policy* p_;
+};
 
 }  // namespace ch4lite::dev

@@ -86,7 +86,7 @@ void idle_step(unsigned& idle) noexcept {
     }
     // The clock every 16 polls while spinning (~25 ns against 16 polls),
     // at every poll once yielding or sleeping (a system call each anyway).
-    if (idle != 1 && (idle & 15) != 0 && !p.giving) {
+    if (idle != 1 && (idle & 15) != 0 && !p.giving && p.no_spin == 0) {
         spin(idle);
         return;
     }
@@ -106,7 +106,7 @@ void idle_step(unsigned& idle) noexcept {
     p.last = t;
     const bool busy = p.oversubscribed || t < p.busy_until;
     const int64_t waited = t - p.streak_start;
-    if (!busy || waited < p.spin_ns) {
+    if (!busy || (waited < p.spin_ns && p.no_spin == 0)) {
         p.giving = false;
         spin(idle);
         if ((idle & 0xfffff) == 0) check_launcher();
