@@ -102,10 +102,10 @@ void native_release(win* w) noexcept {
 }
 
 bool native_record(win& w, const buf_spec& o, const target_spec& ts, uint64_t total,
-                   bool write) noexcept {
+                   bool write, bool any_size) noexcept {
     const auto t = static_cast<std::size_t>(ts.rank);
     const peer_info& p = w.peers[t];
-    if (!p.native || total < native_min() || w.slot_of[t] || !o.t->contiguous() ||
+    if (!p.native || (total < native_min() && !any_size) || total == 0 || w.slot_of[t] || !o.t->contiguous() ||
         !ts.t->contiguous() || dev::g_dev.shm.local(w.lpid(ts.rank)))
         return false;
     const std::size_t piece = max_bytes(dev::g_dev.nm);

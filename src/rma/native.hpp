@@ -31,9 +31,11 @@ uint64_t native_min() noexcept;
 
 // Records a put (write) or get of `total` contiguous bytes between the
 // origin buffer and the target range when the native path takes it; false:
-// use messages. The caller checked the range already (fits).
+// use messages. The caller checked the range already (fits). any_size:
+// also below native_min() (a lone small operation of a passive epoch,
+// origin_async.cpp).
 bool native_record(win& w, const buf_spec& o, const target_spec& ts, uint64_t total,
-                   bool write) noexcept;
+                   bool write, bool any_size = false) noexcept;
 
 // Inside the closing fence: issues what may go now, reaps completions and
 // sends the finals owed. True when nothing native is left this epoch.

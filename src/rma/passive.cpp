@@ -72,17 +72,21 @@ status report(win& w) noexcept {
 template <class Range>
 status close(win& w, const Range& targets, close_kind k) noexcept {
     status result = status::ok;
-    // Native puts and gets complete first: the unlock must not overtake them.
-    if (w.nat_left)
-        wait_until([&] {
-            (void)native_step_async(w);
-            for (int t : targets)
-                if (w.tq[static_cast<std::size_t>(t)].native) return false;
-            return true;
-        });
+    // Native puts and gets to them: an unlock waits for them first (it must
+    // not overtake them); a flush waits for them below, with the answers
+    // to its messages.
+    auto natives_done = [&] {
+        (void)native_step_async(w);
+        for (int t : targets)
+            if (w.tq[static_cast<std::size_t>(t)].native) return false;
+        return true;
+    };
+    if (w.nat_left && k == ck_unlock) wait_until(natives_done);
     for (int t : targets) {  // first send to all, then wait for all
         if (t == w.rank()) continue;  // applied at the call
         target_sync& s = w.tsync[static_cast<std::size_t>(t)];
+        s.lone = s.window_ops <= 1;  // native_small (origin_async.cpp)
+        s.window_ops = 0;
         const bool queued = !w.tq[static_cast<std::size_t>(t)].cur.empty();
         // Only records without a reply (puts, accumulates) need the target's
         // acknowledgement; gets, fetches and CAS are complete with their
@@ -96,10 +100,19 @@ status close(win& w, const Range& targets, close_kind k) noexcept {
             extra |= bf_unlock;
         if (!queued && !extra) continue;
         if (extra & bf_ack) s.need_ack = false;
+        // A flush asks for the lock's grant with its message (the target
+        // answers once it holds our lock): later lone small puts and gets
+        // to it may then go by native RMA (origin_async.cpp, native_small).
+        if (k != ck_unlock && s.lock != lk_none && !s.nocheck && !s.held && !s.granted && !s.grant_asked &&
+            w.peers[static_cast<std::size_t>(t)].native) {
+            s.grant_asked = true;
+            extra |= bf_grant;
+        }
         const status st = async_send(w, t, extra);
         if (st != status::ok && result == status::ok) result = st;
     }
     wait_until([&] {
+        if (w.nat_left && !natives_done()) return false;
         if (k == ck_flush_local && w.inflight) return false;
         for (int t : targets) {
             const target_sync& s = w.tsync[static_cast<std::size_t>(t)];

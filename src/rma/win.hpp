@@ -141,6 +141,11 @@ struct target_sync {
     bool grant_asked = false; // ... we asked it to (native RMA waits for the grant)
     bool sent = false;        // a message went to it in this epoch
     bool need_ack = false;    // records without a reply went to it since its last bf_ack
+    // Puts and gets to it by message or native since its last flush or
+    // unlock, and whether the last such window held at most one (the
+    // put-or-get-then-flush pattern: origin_async.cpp, native_small).
+    uint32_t window_ops = 0;
+    bool lone = true;
     uint32_t acks = 0;        // bf_ack messages not answered yet
     uint32_t replies = 0;     // reply slots waiting for its answer
     uint32_t posts = 0;       // PSCW: its posts naming us, not yet used by a start

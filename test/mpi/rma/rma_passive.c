@@ -10,6 +10,9 @@
  *   - put / get / accumulate of 8 B .. 1 MiB under lock / flush / unlock,
  *     contiguous and strided, flush_local, MPI_MODE_NOCHECK, self locks,
  *     lock_all + flush_all, compare-and-swap election;
+ *   - under lock_all, windows of one put or get (the netmod's native RMA
+ *     may take those) alternating with windows of many puts and an
+ *     accumulate (batched), each checked after its flush;
  *   - a busy target (argument "busy"): rank 0 computes without any MPI call
  *     while the others lock, put and unlock into its window. Where the
  *     runtime promises progress without the target (every peer in this
@@ -222,6 +225,46 @@ static void transfers(int flavor) {
     free_win(flavor, &win, mem);
 }
 
+/* Windows of one operation and of many, alternating, under lock_all, to
+ * the right neighbour's slot: a lone small put or get may go by the
+ * netmod's native RMA, the ones among many by batch, accumulates always by
+ * batch; each flush must leave every earlier one applied, whichever way it
+ * went. */
+static void lone_and_batched(int flavor) {
+    enum { ROUNDS = 60, SLOTS = 16 };
+    long* mem;
+    MPI_Win win = make_win(flavor, SLOTS * sizeof(long), sizeof(long), (void**)&mem);
+    for (int i = 0; i < SLOTS; ++i) mem[i] = 0;
+    const int right = (rank + 1) % size;
+    long vals[SLOTS], back[SLOTS];
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK_MPI(MPI_Win_lock_all(0, win));
+    for (int r = 0; r < ROUNDS; ++r) {
+        const long v = 1000L * r + rank;
+        CHECK_MPI(MPI_Put(&v, 1, MPI_LONG, right, 0, 1, MPI_LONG, win)); /* alone */
+        CHECK_MPI(MPI_Win_flush(right, win));
+        long got = -1;
+        CHECK_MPI(MPI_Get(&got, 1, MPI_LONG, right, 0, 1, MPI_LONG, win)); /* alone */
+        CHECK_MPI(MPI_Win_flush(right, win));
+        CHECK(got == v, "round %d: lone get after lone put read %ld, want %ld", r, got, v);
+        const long one = 1;
+        CHECK_MPI(MPI_Accumulate(&one, 1, MPI_LONG, right, 0, 1, MPI_LONG, MPI_SUM, win));
+        for (int i = 1; i < SLOTS; ++i) { /* many in one window */
+            vals[i] = v * 100 + i;
+            CHECK_MPI(MPI_Put(&vals[i], 1, MPI_LONG, right, i, 1, MPI_LONG, win));
+        }
+        CHECK_MPI(MPI_Win_flush(right, win));
+        CHECK_MPI(MPI_Get(back, SLOTS, MPI_LONG, right, 0, SLOTS, MPI_LONG, win)); /* alone */
+        CHECK_MPI(MPI_Win_flush_local(right, win));
+        CHECK(back[0] == v + 1, "round %d: slot 0 = %ld after the accumulate, want %ld", r, back[0], v + 1);
+        for (int i = 1; i < SLOTS; ++i)
+            CHECK(back[i] == vals[i], "round %d: slot %d = %ld, want %ld", r, i, back[i], vals[i]);
+    }
+    CHECK_MPI(MPI_Win_unlock_all(win));
+    MPI_Barrier(MPI_COMM_WORLD);
+    free_win(flavor, &win, mem);
+}
+
 /* Rank 0 computes without MPI calls; the others lock, put, unlock. */
 static void busy(int flavor) {
     long* mem;
@@ -273,6 +316,7 @@ int main(int argc, char** argv) {
         counters(flavor);
         exclusive(flavor);
         transfers(flavor);
+        lone_and_batched(flavor);
     }
     if (rank == 0) printf("rma_passive: ok\n");
     MPI_Finalize();
