@@ -7,27 +7,7 @@
  * and a runtime that keeps working. Every rank makes the same mistakes. */
 #include <unistd.h>
 
-#include "mpitest.h"
-
-static int nerr = 0;
-
-static void expect(int rc, int cls, const char* func, const char* what, int line) {
-    int got = -1;
-    MPI_Error_class(rc, &got);
-    if (got != cls) {
-        fprintf(stderr, "FAIL line %d (%s): class %d, expected %d\n", line, what, got, cls);
-        ++nerr;
-        return;
-    }
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    if (func && !strstr(msg, func)) {
-        fprintf(stderr, "FAIL line %d (%s): message '%s' does not name %s\n", line, what, msg, func);
-        ++nerr;
-    }
-}
-#define EXPECT(call, cls, func) expect((call), (cls), (func), #call, __LINE__)
+#include "errcheck.h"
 
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
@@ -169,7 +149,7 @@ int main(int argc, char** argv) {
     CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
     for (int i = 0; i < p; ++i) CHECK(b[i] == p * (p - 1) / 2 + p * i, "iallreduce after errors [%d]", i);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK(nerr == 0, "%d wrong error classes", nerr);
+    CHECK(mt_nerr == 0, "%d wrong error classes", mt_nerr);
     MPI_Finalize();
     return 0;
 }

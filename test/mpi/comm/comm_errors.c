@@ -1,25 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Bad arguments of the communicator and group functions under
  * MPI_ERRORS_RETURN: the right class and a message naming the function. */
-#include "mpitest.h"
-
-static int nerr = 0;
-
-static void expect(int rc, int cls, const char* func, const char* what, int line) {
-    int got = -1;
-    MPI_Error_class(rc, &got);
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    if (got != cls) {
-        fprintf(stderr, "FAIL line %d (%s): class %d, expected %d (%s)\n", line, what, got, cls, msg);
-        ++nerr;
-    } else if (func && !strstr(msg, func)) {
-        fprintf(stderr, "FAIL line %d (%s): message '%s' does not name %s\n", line, what, msg, func);
-        ++nerr;
-    }
-}
-#define EXPECT(call, cls, func) expect((call), (cls), (func), #call, __LINE__)
+#include "errcheck.h"
 
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
@@ -97,7 +79,7 @@ int main(int argc, char** argv) {
     EXPECT(MPI_Barrier(stale_c), MPI_ERR_COMM, "MPI_Barrier");
     MPI_Group_free(&w);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK(nerr == 0, "%d wrong error classes", nerr);
+    CHECK(mt_nerr == 0, "%d wrong error classes", mt_nerr);
     MPI_Finalize();
     return 0;
 }

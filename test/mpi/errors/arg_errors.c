@@ -2,27 +2,7 @@
 /* Every error class reachable from bad arguments of the point-to-point and
  * environment functions, under MPI_ERRORS_RETURN: the right class, a message
  * naming the function and the rule, and a runtime that keeps working. */
-#include "mpitest.h"
-
-static int nerr = 0;
-
-static void expect(int rc, int cls, const char* func, const char* what, int line) {
-    int got = -1;
-    MPI_Error_class(rc, &got);
-    if (got != cls) {
-        fprintf(stderr, "FAIL line %d (%s): class %d, expected %d\n", line, what, got, cls);
-        ++nerr;
-        return;
-    }
-    char msg[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, msg, &len);
-    if (func && !strstr(msg, func)) {
-        fprintf(stderr, "FAIL line %d (%s): message '%s' does not name %s\n", line, what, msg, func);
-        ++nerr;
-    }
-}
-#define EXPECT(call, cls, func) expect((call), (cls), (func), #call, __LINE__)
+#include "errcheck.h"
 
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
@@ -104,9 +84,8 @@ int main(int argc, char** argv) {
         MPI_Status sts[2];
         CHECK_MPI(MPI_Irecv(small, 2, MPI_INT, peer, 9, MPI_COMM_WORLD, &rr[0]));
         CHECK_MPI(MPI_Isend(big, 8, MPI_INT, peer, 9, MPI_COMM_WORLD, &rr[1]));
-        int rc = MPI_Waitall(2, rr, sts);
-        expect(rc, MPI_ERR_IN_STATUS, "MPI_Waitall", "waitall truncation", __LINE__);
-        expect(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE, NULL, "status[0].MPI_ERROR", __LINE__);
+        EXPECT(MPI_Waitall(2, rr, sts), MPI_ERR_IN_STATUS, "MPI_Waitall");
+        EXPECT(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE, NULL);
         CHECK(sts[1].MPI_ERROR == MPI_SUCCESS, "status[1].MPI_ERROR = %d", sts[1].MPI_ERROR);
     }
     /* ... and after all that, the runtime still works */
@@ -115,7 +94,7 @@ int main(int argc, char** argv) {
                                    5, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
     CHECK(token == (rank + size - 1) % size, "ring after errors: %d", token);
     CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
-    CHECK(nerr == 0, "%d error check(s) failed", nerr);
+    CHECK(mt_nerr == 0, "%d error check(s) failed", mt_nerr);
     if (rank == 0) printf("arg_errors: OK\n");
     MPI_Finalize();
     return 0;

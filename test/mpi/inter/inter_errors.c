@@ -2,24 +2,7 @@
 /* Bad input around intercommunicators under MPI_ERRORS_RETURN: the class, a
  * message naming the function, nothing hung, and MPI usable after each. */
 #include "inter_common.h"
-
-static int nerr = 0;
-
-static void expect(int rc, int cls, const char* func, const char* what, int line) {
-    int got = -1, len = 0;
-    char msg[MPI_MAX_ERROR_STRING] = "";
-    MPI_Error_class(rc, &got);
-    MPI_Error_string(rc, msg, &len);
-    if (got != cls) {
-        fprintf(stderr, "FAIL line %d rank %d (%s): class %d, expected %d (%s)\n", line, me, what, got,
-                cls, msg);
-        ++nerr;
-    } else if (strncmp(msg, func, strlen(func)) != 0) {
-        fprintf(stderr, "FAIL line %d (%s): message '%s' does not name %s\n", line, what, msg, func);
-        ++nerr;
-    }
-}
-#define EXPECT(call, cls, func) expect((call), (cls), (func), #call, __LINE__)
+#include "errcheck.h"
 
 int main(int argc, char** argv) {
     mt_init(&argc, &argv);
@@ -31,73 +14,73 @@ int main(int argc, char** argv) {
     MPI_Comm_set_errhandler(local, MPI_ERRORS_RETURN);
 
     /* MPI_Intercomm_create: arguments every member checks */
-    EXPECT(MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_COMM,
+    EXPECT_LEAD(MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_COMM,
            "MPI_Intercomm_create");
-    EXPECT(MPI_Intercomm_create(local, local_n(), MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_RANK,
+    EXPECT_LEAD(MPI_Intercomm_create(local, local_n(), MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_RANK,
            "MPI_Intercomm_create");
-    EXPECT(MPI_Intercomm_create(local, -1, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_RANK,
+    EXPECT_LEAD(MPI_Intercomm_create(local, -1, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_RANK,
            "MPI_Intercomm_create");
-    EXPECT(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? k : 0, -1, &c), MPI_ERR_TAG,
+    EXPECT_LEAD(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? k : 0, -1, &c), MPI_ERR_TAG,
            "MPI_Intercomm_create");
-    EXPECT(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? k : 0, 1, NULL), MPI_ERR_ARG,
+    EXPECT_LEAD(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? k : 0, 1, NULL), MPI_ERR_ARG,
            "MPI_Intercomm_create");
     /* overlapping groups: both "groups" are the whole world */
-    EXPECT(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 2, &c), MPI_ERR_GROUP,
+    EXPECT_LEAD(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 2, &c), MPI_ERR_GROUP,
            "MPI_Intercomm_create");
     /* a bad remote leader at both leaders: each leader reports it, its group
      * learns that the leader failed (nobody waits for the other group) */
     int lr;
     MPI_Comm_rank(local, &lr);
-    EXPECT(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, np + 5, 3, &c), lr == 0 ? MPI_ERR_RANK : MPI_ERR_ARG,
+    EXPECT_LEAD(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, np + 5, 3, &c), lr == 0 ? MPI_ERR_RANK : MPI_ERR_ARG,
            "MPI_Intercomm_create");
-    EXPECT(MPI_Intercomm_create(local, 0, lr == 0 ? MPI_COMM_NULL : MPI_COMM_WORLD, 0, 3, &c),
+    EXPECT_LEAD(MPI_Intercomm_create(local, 0, lr == 0 ? MPI_COMM_NULL : MPI_COMM_WORLD, 0, 3, &c),
            lr == 0 ? MPI_ERR_COMM : MPI_ERR_ARG, "MPI_Intercomm_create");
 
     /* a good one, then misuse of it */
     CHECK_MPI(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, in_a ? k : 0, 4, &ic));
     MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN);
     int x = 0, r;
-    EXPECT(MPI_Send(&x, 1, MPI_INT, remote_n(), 0, ic), MPI_ERR_RANK, "MPI_Send"); /* remote ranks */
-    EXPECT(MPI_Recv(&x, 1, MPI_INT, remote_n(), 0, ic, MPI_STATUS_IGNORE), MPI_ERR_RANK, "MPI_Recv");
-    EXPECT(MPI_Intercomm_create(ic, 0, MPI_COMM_WORLD, 0, 5, &c), MPI_ERR_COMM, "MPI_Intercomm_create");
-    EXPECT(MPI_Intercomm_merge(local, 0, &c), MPI_ERR_COMM, "MPI_Intercomm_merge");
-    EXPECT(MPI_Intercomm_merge(ic, 0, NULL), MPI_ERR_ARG, "MPI_Intercomm_merge");
-    EXPECT(MPI_Comm_remote_size(MPI_COMM_WORLD, &r), MPI_ERR_COMM, "MPI_Comm_remote_size");
+    EXPECT_LEAD(MPI_Send(&x, 1, MPI_INT, remote_n(), 0, ic), MPI_ERR_RANK, "MPI_Send"); /* remote ranks */
+    EXPECT_LEAD(MPI_Recv(&x, 1, MPI_INT, remote_n(), 0, ic, MPI_STATUS_IGNORE), MPI_ERR_RANK, "MPI_Recv");
+    EXPECT_LEAD(MPI_Intercomm_create(ic, 0, MPI_COMM_WORLD, 0, 5, &c), MPI_ERR_COMM, "MPI_Intercomm_create");
+    EXPECT_LEAD(MPI_Intercomm_merge(local, 0, &c), MPI_ERR_COMM, "MPI_Intercomm_merge");
+    EXPECT_LEAD(MPI_Intercomm_merge(ic, 0, NULL), MPI_ERR_ARG, "MPI_Intercomm_merge");
+    EXPECT_LEAD(MPI_Comm_remote_size(MPI_COMM_WORLD, &r), MPI_ERR_COMM, "MPI_Comm_remote_size");
     MPI_Group g;
-    EXPECT(MPI_Comm_remote_group(local, &g), MPI_ERR_COMM, "MPI_Comm_remote_group");
-    EXPECT(MPI_Comm_create_group(ic, MPI_GROUP_EMPTY, 0, &c), MPI_ERR_COMM, "MPI_Comm_create_group");
-    EXPECT(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c), MPI_ERR_COMM,
+    EXPECT_LEAD(MPI_Comm_remote_group(local, &g), MPI_ERR_COMM, "MPI_Comm_remote_group");
+    EXPECT_LEAD(MPI_Comm_create_group(ic, MPI_GROUP_EMPTY, 0, &c), MPI_ERR_COMM, "MPI_Comm_create_group");
+    EXPECT_LEAD(MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c), MPI_ERR_COMM,
            "MPI_Comm_split_type");
     int dims[1] = {1}, periods[1] = {0};
-    EXPECT(MPI_Cart_create(ic, 1, dims, periods, 0, &c), MPI_ERR_COMM, "MPI_Cart_create");
-    EXPECT(MPI_Cart_coords(ic, 0, 1, dims), MPI_ERR_TOPOLOGY, "MPI_Cart_coords");
+    EXPECT_LEAD(MPI_Cart_create(ic, 1, dims, periods, 0, &c), MPI_ERR_COMM, "MPI_Cart_create");
+    EXPECT_LEAD(MPI_Cart_coords(ic, 0, 1, dims), MPI_ERR_TOPOLOGY, "MPI_Cart_coords");
     int st;
     CHECK_MPI(MPI_Topo_test(ic, &st));
     CHECK(st == MPI_UNDEFINED, "intercommunicator topology %d", st);
     int sum = 0;
-    EXPECT(MPI_Scan(&x, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM, "MPI_Scan");
-    EXPECT(MPI_Exscan(&x, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM, "MPI_Exscan");
+    EXPECT_LEAD(MPI_Scan(&x, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM, "MPI_Scan");
+    EXPECT_LEAD(MPI_Exscan(&x, &sum, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM, "MPI_Exscan");
     /* collectives: roots, MPI_IN_PLACE */
     int buf[4] = {0, 0, 0, 0};
-    EXPECT(MPI_Bcast(buf, 1, MPI_INT, remote_n(), ic), MPI_ERR_ROOT, "MPI_Bcast");
-    EXPECT(MPI_Reduce(buf, buf + 1, 1, MPI_INT, MPI_SUM, -7, ic), MPI_ERR_ROOT, "MPI_Reduce");
-    EXPECT(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_BUFFER, "MPI_Allreduce");
-    EXPECT(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, ic), MPI_ERR_BUFFER, "MPI_Allgather");
+    EXPECT_LEAD(MPI_Bcast(buf, 1, MPI_INT, remote_n(), ic), MPI_ERR_ROOT, "MPI_Bcast");
+    EXPECT_LEAD(MPI_Reduce(buf, buf + 1, 1, MPI_INT, MPI_SUM, -7, ic), MPI_ERR_ROOT, "MPI_Reduce");
+    EXPECT_LEAD(MPI_Allreduce(MPI_IN_PLACE, buf, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_BUFFER, "MPI_Allreduce");
+    EXPECT_LEAD(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, buf, 1, MPI_INT, ic), MPI_ERR_BUFFER, "MPI_Allgather");
     MPI_Request rq;
-    EXPECT(MPI_Igather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_ROOT - 1, ic, &rq), MPI_ERR_ROOT, "MPI_Igather");
-    EXPECT(MPI_Neighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, ic), MPI_ERR_TOPOLOGY,
+    EXPECT_LEAD(MPI_Igather(buf, 1, MPI_INT, buf, 1, MPI_INT, MPI_ROOT - 1, ic, &rq), MPI_ERR_ROOT, "MPI_Igather");
+    EXPECT_LEAD(MPI_Neighbor_allgather(buf, 1, MPI_INT, buf, 1, MPI_INT, ic), MPI_ERR_TOPOLOGY,
            "MPI_Neighbor_allgather");
-    EXPECT(MPI_Comm_idup(ic, &c, NULL), MPI_ERR_ARG, "MPI_Comm_idup");
-    EXPECT(MPI_Comm_idup_with_info(ic, (MPI_Info)(intptr_t)0x4242, &c, &rq), MPI_ERR_INFO,
+    EXPECT_LEAD(MPI_Comm_idup(ic, &c, NULL), MPI_ERR_ARG, "MPI_Comm_idup");
+    EXPECT_LEAD(MPI_Comm_idup_with_info(ic, (MPI_Info)(intptr_t)0x4242, &c, &rq), MPI_ERR_INFO,
            "MPI_Comm_idup_with_info");
     MPI_Win w;
-    EXPECT(MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, ic, &w), MPI_ERR_COMM, "MPI_Win_create");
+    EXPECT_LEAD(MPI_Win_create(&x, sizeof x, 1, MPI_INFO_NULL, ic, &w), MPI_ERR_COMM, "MPI_Win_create");
     /* MPI_Comm_create on an intercommunicator: a group outside the local group */
     MPI_Group wg, other;
     MPI_Comm_group(MPI_COMM_WORLD, &wg);
     int rw = in_a ? k : 0;
     MPI_Group_incl(wg, 1, &rw, &other);
-    EXPECT(MPI_Comm_create(ic, other, &c), MPI_ERR_GROUP, "MPI_Comm_create");
+    EXPECT_LEAD(MPI_Comm_create(ic, other, &c), MPI_ERR_GROUP, "MPI_Comm_create");
 
     /* from groups: overlap, not a member, bad leader, bad errhandler, NULL tag */
     MPI_Group a, b;
@@ -105,22 +88,22 @@ int main(int argc, char** argv) {
     MPI_Group_range_incl(wg, 1, ra, &a);
     MPI_Group_range_incl(wg, 1, rb, &b);
     MPI_Group mine = in_a ? a : b, theirs = in_a ? b : a;
-    EXPECT(MPI_Intercomm_create_from_groups(mine, 0, wg, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+    EXPECT_LEAD(MPI_Intercomm_create_from_groups(mine, 0, wg, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
            MPI_ERR_GROUP, "MPI_Intercomm_create_from_groups");
-    EXPECT(MPI_Intercomm_create_from_groups(theirs, 0, mine, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+    EXPECT_LEAD(MPI_Intercomm_create_from_groups(theirs, 0, mine, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
            MPI_ERR_GROUP, "MPI_Intercomm_create_from_groups");
-    EXPECT(MPI_Intercomm_create_from_groups(mine, local_n(), theirs, 0, "x", MPI_INFO_NULL,
+    EXPECT_LEAD(MPI_Intercomm_create_from_groups(mine, local_n(), theirs, 0, "x", MPI_INFO_NULL,
                                             MPI_ERRORS_RETURN, &c),
            MPI_ERR_RANK, "MPI_Intercomm_create_from_groups");
-    EXPECT(MPI_Intercomm_create_from_groups(mine, 0, theirs, remote_n(), "x", MPI_INFO_NULL,
+    EXPECT_LEAD(MPI_Intercomm_create_from_groups(mine, 0, theirs, remote_n(), "x", MPI_INFO_NULL,
                                             MPI_ERRORS_RETURN, &c),
            MPI_ERR_RANK, "MPI_Intercomm_create_from_groups");
-    EXPECT(MPI_Intercomm_create_from_groups(mine, 0, theirs, 0, NULL, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+    EXPECT_LEAD(MPI_Intercomm_create_from_groups(mine, 0, theirs, 0, NULL, MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
            MPI_ERR_ARG, "MPI_Intercomm_create_from_groups");
-    EXPECT(MPI_Intercomm_create_from_groups(mine, 0, theirs, 0, "x", MPI_INFO_NULL, MPI_ERRHANDLER_NULL, &c),
+    EXPECT_LEAD(MPI_Intercomm_create_from_groups(mine, 0, theirs, 0, "x", MPI_INFO_NULL, MPI_ERRHANDLER_NULL, &c),
            MPI_ERR_ARG, "MPI_Intercomm_create_from_groups");
-    EXPECT(MPI_Comm_create_group(MPI_COMM_WORLD, wg, -2, &c), MPI_ERR_TAG, "MPI_Comm_create_group");
-    EXPECT(MPI_Comm_create_group(local, theirs, 0, &c), MPI_ERR_GROUP, "MPI_Comm_create_group");
+    EXPECT_LEAD(MPI_Comm_create_group(MPI_COMM_WORLD, wg, -2, &c), MPI_ERR_TAG, "MPI_Comm_create_group");
+    EXPECT_LEAD(MPI_Comm_create_group(local, theirs, 0, &c), MPI_ERR_GROUP, "MPI_Comm_create_group");
 
     /* still usable: messages on the intercommunicator, a merge */
     int v = -1;
@@ -140,7 +123,7 @@ int main(int argc, char** argv) {
     MPI_Group_free(&wg);
     MPI_Comm_free(&ic);
     MPI_Comm_free(&local);
-    CHECK(nerr == 0, "%d failed expectations", nerr);
+    CHECK(mt_nerr == 0, "%d failed expectations", mt_nerr);
     MPI_Barrier(MPI_COMM_WORLD);
     if (me == 0) printf("inter_errors: ok\n");
     MPI_Finalize();
