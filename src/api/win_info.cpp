@@ -5,7 +5,11 @@
 //                        be done at the call although earlier operations to
 //                        that target wait in a fence epoch's queue (MPI
 //                        orders accumulates only among themselves);
-//                        default "rar,raw,war,waw" keeps them in order.
+//                        default "rar,raw,war,waw" keeps them in order, and
+//                        so does any other list of rar, raw, war, waw (more
+//                        order than asked); get_info reports the list given.
+//   same_size, same_disp_unit  "true"/"false": accepted and reported (every
+//                        member's size and unit are exchanged anyway).
 //   accumulate_ops       "same_op_no_op" (default): a MPI_NO_OP read of one
 //                        aligned element of 1-8 bytes on a mapped node peer
 //                        is one atomic load, without the accumulate lock;
@@ -16,6 +20,7 @@
 //   alloc_shared_noncontig  read by MPI_Win_allocate_shared (win_create.cpp).
 // Other keys are ignored, as the standard allows; get_info reports the
 // hints in effect, with their defaults.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,11 +32,48 @@ using namespace ch4lite;
 
 namespace ch4lite::api {
 
+namespace {
+
+// "none", or a comma-separated list of distinct rar, raw, war, waw.
+bool valid_ordering(const std::string& v) noexcept {
+    if (v == "none") return true;
+    std::size_t pos = 0;
+    unsigned seen = 0;
+    static const char* const names[] = {"rar", "raw", "war", "waw"};
+    while (pos <= v.size()) {
+        const std::size_t end = std::min(v.find(',', pos), v.size());
+        const std::string item = v.substr(pos, end - pos);
+        unsigned bit = 0;
+        for (unsigned i = 0; i < 4; ++i)
+            if (item == names[i]) bit = 1u << i;
+        if (!bit || (seen & bit)) return false;
+        seen |= bit;
+        pos = end + 1;
+    }
+    return true;
+}
+
+uint8_t tristate(const std::string& v, uint8_t old) noexcept {
+    return v == "true" ? 2 : v == "false" ? 1 : old;
+}
+
+}  // namespace
+
 void win_hints(rma::win& w, MPI_Info info) noexcept {
     std::string v;
     if (info_get(info, "no_locks", v)) w.hint_no_locks = v == "true";
-    if (info_get(info, "accumulate_ordering", v)) w.hint_acc_unordered = v == "none";
+    if (info_get(info, "accumulate_ordering", v) && valid_ordering(v)) {
+        w.hint_acc_unordered = v == "none";
+        try {
+            w.hint_acc_order = v;
+        } catch (...) {
+            w.hint_acc_order.clear();  // reported as the default, which is what applies
+            w.hint_acc_unordered = false;
+        }
+    }
     if (info_get(info, "accumulate_ops", v)) w.hint_same_op = v == "same_op";
+    if (info_get(info, "same_size", v)) w.hint_same_size = tristate(v, w.hint_same_size);
+    if (info_get(info, "same_disp_unit", v)) w.hint_same_disp = tristate(v, w.hint_same_disp);
 }
 
 }  // namespace ch4lite::api
@@ -58,8 +100,12 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
     std::vector<std::pair<std::string, std::string>> kv;
     try {
         kv.emplace_back("no_locks", w->hint_no_locks ? "true" : "false");
-        kv.emplace_back("accumulate_ordering", w->hint_acc_unordered ? "none" : "rar,raw,war,waw");
+        kv.emplace_back("accumulate_ordering",
+                        w->hint_acc_order.empty() ? "rar,raw,war,waw" : w->hint_acc_order);
         kv.emplace_back("accumulate_ops", w->hint_same_op ? "same_op" : "same_op_no_op");
+        if (w->hint_same_size) kv.emplace_back("same_size", w->hint_same_size == 2 ? "true" : "false");
+        if (w->hint_same_disp)
+            kv.emplace_back("same_disp_unit", w->hint_same_disp == 2 ? "true" : "false");
         if (w->fl == rma::flavor::shared)
             kv.emplace_back("alloc_shared_noncontig", w->hint_noncontig ? "true" : "false");
     } catch (...) {

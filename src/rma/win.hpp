@@ -265,6 +265,13 @@ class win {
     // Hints (MPI_Win_set_info; docs/parameters.md, "Info hints").
     bool hint_no_locks = false;
     bool hint_acc_unordered = false;   // accumulate_ordering=none
+    // accumulate_ordering as the user gave it (valid: "none", or a list of
+    // rar, raw, war, waw), reported by MPI_Win_get_info; empty: the default.
+    // Only "none" relaxes anything: a partial list is kept fully ordered.
+    std::string hint_acc_order;
+    // same_size / same_disp_unit (MPI-4.1 §12.2.1): accepted and reported,
+    // not used. 0 unset, 1 false, 2 true.
+    uint8_t hint_same_size = 0, hint_same_disp = 0;
     bool hint_same_op = false;         // accumulate_ops=same_op (else same_op_no_op)
     bool hint_noncontig = false;       // alloc_shared_noncontig
     int fence_assert = 0;              // the assert of the fence that opened this epoch

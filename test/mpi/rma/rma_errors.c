@@ -64,6 +64,25 @@ static void attrs_and_info(void) {
     CHECK_MPI(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL, v, &flag));
     CHECK(flag && strcmp(v, "same_op") == 0, "set_info accumulate_ops: %s", v);
     MPI_Info_free(&used);
+    /* MPI-4.1 window hints reported as given: a partial ordering (kept
+     * stronger inside), same_size, same_disp_unit; a malformed ordering is
+     * ignored, leaving the last valid one */
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "accumulate_ordering", "rar,waw");
+    MPI_Info_set(info, "same_size", "true");
+    MPI_Info_set(info, "same_disp_unit", "false");
+    CHECK_MPI(MPI_Win_set_info(win, info));
+    MPI_Info_set(info, "accumulate_ordering", "rar,bogus");
+    CHECK_MPI(MPI_Win_set_info(win, info));
+    MPI_Info_free(&info);
+    CHECK_MPI(MPI_Win_get_info(win, &used));
+    CHECK_MPI(MPI_Info_get(used, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "rar,waw") == 0, "set_info accumulate_ordering: %s", v);
+    CHECK_MPI(MPI_Info_get(used, "same_size", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "true") == 0, "set_info same_size: %s", v);
+    CHECK_MPI(MPI_Info_get(used, "same_disp_unit", MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, "false") == 0, "set_info same_disp_unit: %s", v);
+    MPI_Info_free(&used);
     expect(MPI_Win_set_info(win, (MPI_Info)(intptr_t)0x4242), MPI_ERR_INFO, "MPI_Win_set_info", "garbage info");
     /* keyvals: set, replace (delete callback), delete, set, free the window */
     int kv = MPI_KEYVAL_INVALID;
