@@ -62,9 +62,16 @@ void init() noexcept {
     // (coll/stage.cpp; docs/collectives-staged.md, "Staged exchange"). 2 ranks,
     // fast placement: Allreduce 256 KiB 56-72 -> 39-48 us, 1 MiB 140-162 ->
     // 110-132; Alltoall 256 KiB 27-30 -> 22-25; at 32 KiB both lost.
+    // And the one-step Allreduce up to 4 KiB (not 256 B): one message
+    // round instead of log2 p, each of which waits for partners to get a
+    // core. 4 ranks on 2 cores, 512 B: MPI_Allreduce 5.4 -> 3.7 us,
+    // MPI_Iallreduce 13.3 -> 7.3 (12.3 -> 9.6 in a second pair); 3 ranks
+    // 512 B 3.9 -> 2.4, 4 KiB 4.4 -> 3.8. 16 KiB lost (32 KiB Iallreduce
+    // 29 -> 65 us).
     d.allreduce_stage = 128 * 1024;
     d.alltoall_stage = 128 * 1024;
     if (g_dev.oversubscribed) {
+        d.allreduce_direct = 4096;
         d.allreduce_stage = 64 * 1024;
         d.alltoall_stage = 0;
         d.alltoall_stage_max = 64 * 1024;
