@@ -459,10 +459,15 @@ int MPI_Cancel(MPI_Request* request) {
         const int rc = g->cancel_fn ? g->cancel_fn(g->extra_state, r->cc == 0) : MPI_SUCCESS;
         return rc == MPI_SUCCESS ? rc : api::raise(MPI_COMM_SELF, rc);
     }
-    // Receives are cancelled when not yet matched; a send cannot be
-    // cancelled here (MPI allows a cancel to fail): it completes normally
-    // and MPI_Test_cancelled reports false.
-    if (r->kind == dev::req_kind::recv) (void)dev::cancel_recv(r);
+    // Receives are cancelled when not yet matched. A send that waits for
+    // its receiver (rendezvous, MPI_Ssend) is withdrawn if the receiver has
+    // not matched it yet, on the device-matching path (docs/p2p.md,
+    // "Cancel"); any other send completes normally and MPI_Test_cancelled
+    // reports false (MPI allows a cancel to fail).
+    if (r->kind == dev::req_kind::recv)
+        (void)dev::cancel_recv(r);
+    else if (r->kind == dev::req_kind::send)
+        (void)dev::cancel_send(r);
     return MPI_SUCCESS;
 }
 

@@ -16,6 +16,8 @@ enum am_handler : uint8_t {
     am_tcts = 6,      // clear-to-send answering a native tagged RTS (sreq_id = pool index)
     am_split = 7,     // split single copy: receiver asks the sender to write a part
     am_split_done = 8,  // split single copy: the sender wrote it (or could not)
+    am_cancel = 9,      // sender asks to withdraw its unmatched RTS / synchronous eager message
+    am_cancel_ack = 10, // receiver: withdrawn (cancelled = 1) or already matched (0)
     // 16..63: reserved for RMA (src/rma registers its handlers here)
     am_rma_first = 16,
     am_rma_last = 63,
@@ -63,6 +65,14 @@ struct data_hdr {
 
 struct sync_ack_hdr {
     uint32_t sreq_id;
+};
+
+// MPI_Cancel of a send that waits for its receiver (docs/p2p.md, "Cancel"):
+// CANCEL names the sender's request; the receiver removes the message from
+// its unexpected queue if it is still there and answers CANCEL_ACK.
+struct cancel_hdr {
+    uint32_t sreq_id;
+    uint32_t cancelled;  // CANCEL_ACK: 1 withdrawn, 0 matched already
 };
 
 // Split single copy (docs/shm-protocols.md, "Large messages"): the receiver of an RTS that offers the

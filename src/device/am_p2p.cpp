@@ -476,6 +476,44 @@ bool am_iprobe(uint32_t ctx, int rank, int tag, int& src_rank, int& src_tag,
     return true;
 }
 
+bool am_cancel_send(request* r) noexcept {
+    // Only a send whose completion waits for its receiver can hang on a
+    // receive that never comes: a rendezvous (CTS, SYNC_ACK or the chunks'
+    // end) or a synchronous eager send (SYNC_ACK). An eager send completes
+    // by itself. CANCEL follows the message on the same ordered channel
+    // (send_ctrl keeps the deferred queue's order), so the receiver has it
+    // queued or matched when CANCEL arrives.
+    if (r->cc == 0 || (r->flags & rf_cancel_asked) || !(r->flags & (rf_rndv | rf_sync))) return false;
+    const cancel_hdr h{request_id(r), 0};
+    if (failed(send_ctrl(r->peer, am_cancel, &h, sizeof h))) return false;
+    r->flags |= rf_cancel_asked;
+    return true;
+}
+
+void am_on_cancel(int src, const cancel_hdr& h) noexcept {
+    cancel_hdr ack{h.sreq_id, 0};
+    if (unexpected_msg* m = queues().take_sent(src, h.sreq_id)) {
+        m->release_data();
+        unexpected_pool().free(m);
+        ack.cancelled = 1;
+    }
+    (void)send_ctrl(src, am_cancel_ack, &ack, sizeof ack);
+}
+
+void am_on_cancel_ack(const cancel_hdr& h) noexcept {
+    // Not withdrawn: the receiver matched the message, the send completes
+    // the usual way (the request may be gone already: nothing to do).
+    if (!h.cancelled) return;
+    // Withdrawn before any match: no CTS, SYNC_ACK or chunk will come for
+    // it, so the request is alive and this is its last completion (a
+    // synchronous eager send may still wait for its local one).
+    request* s = request_from_id(h.sreq_id);
+    if (!s) return;
+    s->cancelled = true;
+    end_cma_offer(s);
+    request_complete(s);
+}
+
 bool am_cancel_recv(request* r) noexcept {
     if (!queues().unpost(r)) return false;
     r->cancelled = true;

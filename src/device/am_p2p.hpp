@@ -94,6 +94,10 @@ direct_take am_take_unexpected_eager(uint32_t ctx, int rank, int tag, void* buf,
 bool am_iprobe(uint32_t ctx, int rank, int tag, int& src_rank, int& src_tag,
                std::size_t& bytes) noexcept;
 bool am_cancel_recv(request* r) noexcept;
+// MPI_Cancel of a send on the device-matching path: asks the receiver to
+// withdraw the message if unmatched (true: CANCEL sent; the request then
+// completes cancelled, or normally if the receiver had matched it).
+bool am_cancel_send(request* r) noexcept;
 
 // Issue (or re-issue, from the deferred queue) the AM of a send request.
 status am_start_eager(request* r) noexcept;
@@ -125,6 +129,8 @@ void am_on_data(const data_hdr& h, const void* payload, std::size_t len) noexcep
 void* am_data_dest(const data_hdr& h, std::size_t len) noexcept;
 void am_data_landed(const data_hdr& h, std::size_t len, status result) noexcept;
 void am_on_sync_ack(const sync_ack_hdr& h) noexcept;
+void am_on_cancel(int src, const cancel_hdr& h) noexcept;  // receiver: withdraw if unmatched
+void am_on_cancel_ack(const cancel_hdr& h) noexcept;       // sender: the answer
 void am_on_split(int src, const split_hdr& h) noexcept;       // sender: write a part
 void am_on_split_done(int src, const split_hdr& h) noexcept;  // receiver: it was written
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "device/am.hpp"
 #include "util/log.hpp"
 
 namespace ch4lite::dev {
@@ -61,6 +62,18 @@ unexpected_msg* match_queues::take_unexpected(uint32_t ctx, int rank, int tag) n
     unexpected_msg* m = find_unexpected(ctx, rank, tag);
     if (m) find(ctx)->unexpected.remove(m);
     return m;
+}
+
+unexpected_msg* match_queues::take_sent(int src_lpid, uint32_t sreq_id) noexcept {
+    for (auto& l : by_ctx_) {
+        if (!l) continue;
+        for (unexpected_msg* m = l->unexpected.front(); m; m = l->unexpected.next(m))
+            if (m->src_lpid == src_lpid && m->sreq_id == sreq_id && (m->rts || (m->flags & amf_sync))) {
+                l->unexpected.remove(m);
+                return m;
+            }
+    }
+    return nullptr;
 }
 
 bool match_queues::unpost(request* r) noexcept {

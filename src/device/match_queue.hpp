@@ -68,6 +68,11 @@ class match_queues {
     void add_unexpected(unexpected_msg* m) noexcept;
     // Removes a posted receive (cancel). False if it is no longer posted.
     bool unpost(request* r) noexcept;
+    // Removes and returns the unexpected message that sender request
+    // sreq_id of local process src_lpid announced (an RTS or a synchronous
+    // eager message, which its sender waits on), or nullptr when it is not
+    // (or no longer) queued (a cancelled send, am_on_cancel).
+    unexpected_msg* take_sent(int src_lpid, uint32_t sreq_id) noexcept;
     std::size_t unexpected_count() const noexcept;
     // Frees the unexpected messages of every context for which stale(ctx)
     // says nobody can receive them any more (garbage collection,

@@ -301,5 +301,11 @@ inline bool iprobe(comm& c, int rank, int tag, int& src_rank, int& src_tag,
 // Cancels a pending receive; true if it was cancelled (it then completes
 // with the cancelled flag set).
 bool cancel_recv(request* r) noexcept;
+// Asks to cancel a pending send (MPI_Cancel): on the device-matching path a
+// send that waits for its receiver (rendezvous, synchronous) is withdrawn
+// if the receiver has not matched it yet; it then completes cancelled.
+// False where nothing was asked: the send is complete, completes by itself
+// (eager), or the netmod matches (its provider holds the message).
+bool cancel_send(request* r) noexcept;
 
 }  // namespace ch4lite::dev

@@ -42,4 +42,10 @@ bool cancel_recv(request* r) noexcept {
     return am_cancel_recv(r);
 }
 
+bool cancel_send(request* r) noexcept {
+    if (r->kind != req_kind::send || r->cc == 0) return false;
+    if (!g_dev.device_matching) return false;  // the netmod matches: its message cannot be withdrawn
+    return am_cancel_send(r);
+}
+
 }  // namespace ch4lite::dev

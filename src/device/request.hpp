@@ -51,6 +51,7 @@ enum req_flags : uint16_t {
     rf_cma_offer = 1u << 8,  // send: its RTS offered the single copy (shm cma_offers() counts it)
     rf_claim = 1u << 9,      // native receive claiming a matched-probe message (device/mprobe.hpp)
     rf_part = 1u << 10,      // partitioned receive: its data chunks are counted per partition (device/part.hpp)
+    rf_cancel_asked = 1u << 11,  // send: CANCEL went to the receiver (am_cancel_send)
 };
 
 struct request : util::pool_object {

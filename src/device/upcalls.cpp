@@ -174,6 +174,18 @@ void am_dispatch(int src, uint8_t handler, const void* hdr, std::size_t hlen,
             am_on_sync_ack(h);
             return;
         }
+        case am_cancel: {
+            cancel_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_cancel(src, h);
+            return;
+        }
+        case am_cancel_ack: {
+            cancel_hdr h;
+            if (!load(h, hdr, hlen, src, handler)) return;
+            am_on_cancel_ack(h);
+            return;
+        }
         default:
             if (handler >= am_rma_first && handler <= am_rma_last) {
                 rma::am_dispatch(src, handler, hdr, hlen, payload, plen);
