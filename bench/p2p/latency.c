@@ -12,47 +12,19 @@
  * fastest repetition is reported.
  */
 #include "bench.h"
+#include "pingpong.h"
 #include "cacheline.h"
 
-#define TAG_DATA 1
-#define TAG_LAST 2 /* the last ping of a measurement */
 #define TABLE "p2p_latency"
-#define CHECK_EVERY 64 /* iterations between clock reads on rank 0 */
 #define CL_MAX_BYTES 8 /* rows that get the in-run cache-line reference */
-
-/* Rank 0 pings up to `iters` times, stopping early (at a multiple of
- * CHECK_EVERY) once `deadline` (MPI_Wtime, 0: none) has passed; the last
- * ping carries TAG_LAST, so rank 1 needs no count. Returns the round trips
- * done. The deadline bounds a measurement that other processes disturb:
- * each message can then wait a scheduler slice (milliseconds). */
-static long pingpong(int rank, char *sbuf, char *rbuf, size_t size, long iters, double deadline)
-{
-    long i = 0;
-    if (rank == 0) {
-        for (int last = 0; !last; i++) {
-            last = i + 1 >= iters ||
-                   (deadline > 0 && i % CHECK_EVERY == CHECK_EVERY - 1 && MPI_Wtime() > deadline);
-            MPI_Send(sbuf, (int)size, MPI_BYTE, 1, last ? TAG_LAST : TAG_DATA, MPI_COMM_WORLD);
-            MPI_Recv(rbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    } else if (rank == 1) {
-        for (int last = 0; !last; i++) {
-            MPI_Status st;
-            MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-            MPI_Send(sbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
-            last = st.MPI_TAG == TAG_LAST;
-        }
-    }
-    return i;
-}
 
 /* Rank 0 picks the iteration count that fills the time budget. */
 static long calibrate(int rank, char *sbuf, char *rbuf, size_t size)
 {
     long warm = size >= (1u << 20) ? 3 : 20;
-    pingpong(rank, sbuf, rbuf, size, warm, 0); /* also absorbs connection setup */
+    bench_pingpong(rank, sbuf, rbuf, size, warm, 0); /* also absorbs connection setup */
     double t0 = MPI_Wtime();
-    pingpong(rank, sbuf, rbuf, size, warm, 0);
+    bench_pingpong(rank, sbuf, rbuf, size, warm, 0);
     double t = MPI_Wtime() - t0;
     return bench_iters_for(t / (double)warm, 5, 2000000);
 }
@@ -144,7 +116,8 @@ int main(int argc, char **argv)
             if (with_cl)
                 cl[r] = bench_cl_run(&cls, rank, cls.n, MPI_Wtime() + bench_target_s());
             double t0 = MPI_Wtime();
-            long done = pingpong(rank, sbuf, rbuf, sizes[s], n, t0 + BENCH_DEADLINE_FACTOR * bench_target_s());
+            long done = bench_pingpong(rank, sbuf, rbuf, sizes[s], n,
+                                       t0 + BENCH_DEADLINE_FACTOR * bench_target_s());
             best[r] = (MPI_Wtime() - t0) * 1e6 / (2.0 * (double)done);
         }
         bench_emit_size(TABLE, sizes[s], "lat_us", bench_min(best, reps));

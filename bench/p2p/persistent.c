@@ -14,11 +14,9 @@
  * cut short past 4x the budget; the fastest is reported.
  */
 #include "bench.h"
+#include "pingpong.h"
 
-#define TAG_DATA 1
-#define TAG_LAST 2
 #define TABLE "p2p_persistent"
-#define CHECK_EVERY 64
 
 static MPI_Request s_data, s_last, r_any, s_reply, r_reply;
 
@@ -26,12 +24,12 @@ static void make_requests(int rank, char *sbuf, char *rbuf, size_t size)
 {
     const int n = (int)size;
     if (rank == 0) {
-        MPI_Send_init(sbuf, n, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, &s_data);
-        MPI_Send_init(sbuf, n, MPI_BYTE, 1, TAG_LAST, MPI_COMM_WORLD, &s_last);
-        MPI_Recv_init(rbuf, n, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, &r_reply);
+        MPI_Send_init(sbuf, n, MPI_BYTE, 1, BENCH_TAG_DATA, MPI_COMM_WORLD, &s_data);
+        MPI_Send_init(sbuf, n, MPI_BYTE, 1, BENCH_TAG_LAST, MPI_COMM_WORLD, &s_last);
+        MPI_Recv_init(rbuf, n, MPI_BYTE, 1, BENCH_TAG_DATA, MPI_COMM_WORLD, &r_reply);
     } else if (rank == 1) {
         MPI_Recv_init(rbuf, n, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &r_any);
-        MPI_Send_init(sbuf, n, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, &s_reply);
+        MPI_Send_init(sbuf, n, MPI_BYTE, 0, BENCH_TAG_DATA, MPI_COMM_WORLD, &s_reply);
     }
 }
 
@@ -55,7 +53,7 @@ static long persistent(int rank, long iters, double deadline)
     if (rank == 0) {
         for (int last = 0; !last; i++) {
             last = i + 1 >= iters ||
-                   (deadline > 0 && i % CHECK_EVERY == CHECK_EVERY - 1 && MPI_Wtime() > deadline);
+                   (deadline > 0 && i % BENCH_CHECK_EVERY == BENCH_CHECK_EVERY - 1 && MPI_Wtime() > deadline);
             MPI_Request *s = last ? &s_last : &s_data;
             MPI_Start(s);
             MPI_Wait(s, MPI_STATUS_IGNORE);
@@ -69,29 +67,7 @@ static long persistent(int rank, long iters, double deadline)
             MPI_Wait(&r_any, &st);
             MPI_Start(&s_reply);
             MPI_Wait(&s_reply, MPI_STATUS_IGNORE);
-            last = st.MPI_TAG == TAG_LAST;
-        }
-    }
-    return i;
-}
-
-/* The MPI_Send / MPI_Recv ping-pong (latency.c). */
-static long sendrecv(int rank, char *sbuf, char *rbuf, size_t size, long iters, double deadline)
-{
-    long i = 0;
-    if (rank == 0) {
-        for (int last = 0; !last; i++) {
-            last = i + 1 >= iters ||
-                   (deadline > 0 && i % CHECK_EVERY == CHECK_EVERY - 1 && MPI_Wtime() > deadline);
-            MPI_Send(sbuf, (int)size, MPI_BYTE, 1, last ? TAG_LAST : TAG_DATA, MPI_COMM_WORLD);
-            MPI_Recv(rbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        }
-    } else if (rank == 1) {
-        for (int last = 0; !last; i++) {
-            MPI_Status st;
-            MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-            MPI_Send(sbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD);
-            last = st.MPI_TAG == TAG_LAST;
+            last = st.MPI_TAG == BENCH_TAG_LAST;
         }
     }
     return i;
@@ -136,7 +112,7 @@ int main(int argc, char **argv)
         make_requests(rank, sbuf, rbuf, size);
         long warm = 200;
         persistent(rank, warm, 0);
-        sendrecv(rank, sbuf, rbuf, size, warm, 0);
+        bench_pingpong(rank, sbuf, rbuf, size, warm, 0);
         double t0 = MPI_Wtime();
         persistent(rank, warm, 0);
         const long n = bench_iters_for((MPI_Wtime() - t0) / (double)warm, 5, 2000000);
@@ -146,7 +122,7 @@ int main(int argc, char **argv)
             long done = persistent(rank, n, t0 + BENCH_DEADLINE_FACTOR * bench_target_s());
             best_p[r] = (MPI_Wtime() - t0) * 1e6 / (2.0 * (double)done);
             t0 = MPI_Wtime();
-            done = sendrecv(rank, sbuf, rbuf, size, n, t0 + BENCH_DEADLINE_FACTOR * bench_target_s());
+            done = bench_pingpong(rank, sbuf, rbuf, size, n, t0 + BENCH_DEADLINE_FACTOR * bench_target_s());
             best_s[r] = (MPI_Wtime() - t0) * 1e6 / (2.0 * (double)done);
         }
         bench_emit_size(TABLE, size, "lat_us", bench_min(best_p, reps));
