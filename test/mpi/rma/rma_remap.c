@@ -520,6 +520,10 @@ static void passive_remap(void) {
         MPI_Win win;
         CHECK_MPI(MPI_Win_create(mem, (MPI_Aint)n, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
         expect_backing(mem + PAGE, 'p', "window after Win_create");
+        /* No origin's first flush (which asks for the remap) before every
+         * owner looked: a rank still finishing MPI_Win_create serves such
+         * a request in its progress and may remap before it returns. */
+        MPI_Barrier(MPI_COMM_WORLD);
         put_storm(mem, n, win, what);
         const char want = k == 2 || beside_thread ? 'p' : 's';
         await_backing(mem + PAGE, want, what);
