@@ -100,10 +100,12 @@ void unexpected_hook(util::gc_mode mode, void*) {
 // the request is freed (MPI_Wait/MPI_Test, or at completion when released),
 // but once the send completed nothing reads it again: give the pooled ones
 // back. Returns how many.
+bool pooled_stage(const request* r) noexcept { return r->stage && !(r->flags & rf_stage_heap); }
+
 int release_done_stages() noexcept {
     int n = 0;
     request_pool().for_each_in_use([&](request* r) {
-        if (r->kind == req_kind::send && r->cc == 0 && r->stage && !(r->flags & rf_stage_heap)) {
+        if (r->kind == req_kind::send && r->cc == 0 && pooled_stage(r)) {
             stage_free(r);
             ++n;
         }
@@ -118,8 +120,7 @@ int release_done_stages() noexcept {
 bool stages_returning() noexcept {
     bool any = false;
     request_pool().for_each_in_use([&](const request* r) {
-        any |= (r->kind == req_kind::send || r->kind == req_kind::recv) && r->cc > 0 && r->stage &&
-               !(r->flags & rf_stage_heap);
+        any |= (r->kind == req_kind::send || r->kind == req_kind::recv) && r->cc > 0 && pooled_stage(r);
     });
     return any;
 }

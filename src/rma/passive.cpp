@@ -125,8 +125,7 @@ status close(win& w, const Range& targets, close_kind k) noexcept {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     // Everything to them is complete: a node peer's Win_create memory may
     // go from CMA to direct access here (win_remap.cpp).
-    if (w.fl == flavor::create && w.my_slot)
-        for (int t : targets) remap_step(w, t);
+    remap_steps(w, targets);
     if (k == ck_unlock)
         for (int t : targets) {
             target_sync& s = w.tsync[static_cast<std::size_t>(t)];

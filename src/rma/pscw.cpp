@@ -122,8 +122,7 @@ status complete(win& w) noexcept {
         return true;
     });
     // Complete: a node peer's Win_create memory may go direct (win_remap.cpp).
-    if (w.fl == flavor::create && w.my_slot)
-        for (int t : w.start_group) remap_step(w, t);
+    remap_steps(w, w.start_group);
     for (int t : w.start_group) {
         target_sync& s = w.tsync[static_cast<std::size_t>(t)];
         s.started = s.touched = s.sent = s.granted = false;

@@ -54,12 +54,19 @@ inline void cma_credit(win& w, int t, uint64_t bytes) noexcept {
     remap_credit(w, t, bytes + cma_call_credit);
 }
 void remap_step(win& w, int t) noexcept;
+// remap_step for each of `targets` (a flush, unlock or Win_complete), for
+// a Win_create window with node peers.
+template <class Range>
+void remap_steps(win& w, const Range& targets) noexcept {
+    if (w.fl != flavor::create || !w.my_slot) return;
+    for (int t : targets) remap_step(w, t);
+}
 void remap_now(win& w) noexcept;
 // A CMA access to node peer t's window memory: counted in t's slot while
 // under way; waits while t holds its memory for a remap.
 void cma_enter(node_slot* s) noexcept;
 class cma_pass {
-public:
+  public:
     cma_pass(win& w, int t, bool cma = true) noexcept
         : s_(cma ? w.slot_of[static_cast<std::size_t>(t)] : nullptr) {
         if (s_) cma_enter(s_);
@@ -70,7 +77,7 @@ public:
     cma_pass(const cma_pass&) = delete;
     cma_pass& operator=(const cma_pass&) = delete;
 
-private:
+  private:
     node_slot* s_;
 };
 void remap_fence(win& w) noexcept;

@@ -34,6 +34,17 @@ static int on_delete(MPI_Win w, int keyval, void* value, void* extra) {
     return MPI_SUCCESS;
 }
 
+/* The value MPI_Win_get_info reports for key is want. */
+static void info_is(MPI_Win win, const char* key, const char* want, const char* what) {
+    MPI_Info used;
+    char v[MPI_MAX_INFO_VAL + 1];
+    int flag = 0;
+    CHECK_MPI(MPI_Win_get_info(win, &used));
+    CHECK_MPI(MPI_Info_get(used, key, MPI_MAX_INFO_VAL, v, &flag));
+    CHECK(flag && strcmp(v, want) == 0, "%s %s: %s", what, key, flag ? v : "(not set)");
+    MPI_Info_free(&used);
+}
+
 /* User keyvals and info hints on a window. */
 static void attrs_and_info(void) {
     long mem[4];
@@ -45,25 +56,15 @@ static void attrs_and_info(void) {
     CHECK_MPI(MPI_Win_create(mem, sizeof mem, 8, info, MPI_COMM_WORLD, &win));
     MPI_Info_free(&info);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
-    MPI_Info used;
-    char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0;
-    CHECK_MPI(MPI_Win_get_info(win, &used));
-    CHECK_MPI(MPI_Info_get(used, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag));
-    CHECK(flag && strcmp(v, "none") == 0, "get_info accumulate_ordering: %s", v);
-    CHECK_MPI(MPI_Info_get(used, "no_locks", MPI_MAX_INFO_VAL, v, &flag));
-    CHECK(flag && strcmp(v, "true") == 0, "get_info no_locks: %s", v);
-    CHECK_MPI(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL, v, &flag));
-    CHECK(flag && strcmp(v, "same_op_no_op") == 0, "get_info accumulate_ops default: %s", v);
-    MPI_Info_free(&used);
+    info_is(win, "accumulate_ordering", "none", "get_info");
+    info_is(win, "no_locks", "true", "get_info");
+    info_is(win, "accumulate_ops", "same_op_no_op", "get_info default");
     MPI_Info_create(&info);
     MPI_Info_set(info, "accumulate_ops", "same_op");
     CHECK_MPI(MPI_Win_set_info(win, info));
     MPI_Info_free(&info);
-    CHECK_MPI(MPI_Win_get_info(win, &used));
-    CHECK_MPI(MPI_Info_get(used, "accumulate_ops", MPI_MAX_INFO_VAL, v, &flag));
-    CHECK(flag && strcmp(v, "same_op") == 0, "set_info accumulate_ops: %s", v);
-    MPI_Info_free(&used);
+    info_is(win, "accumulate_ops", "same_op", "set_info");
     /* MPI-4.1 window hints reported as given: a partial ordering (kept
      * stronger inside), same_size, same_disp_unit; a malformed ordering is
      * ignored, leaving the last valid one */
@@ -75,14 +76,9 @@ static void attrs_and_info(void) {
     MPI_Info_set(info, "accumulate_ordering", "rar,bogus");
     CHECK_MPI(MPI_Win_set_info(win, info));
     MPI_Info_free(&info);
-    CHECK_MPI(MPI_Win_get_info(win, &used));
-    CHECK_MPI(MPI_Info_get(used, "accumulate_ordering", MPI_MAX_INFO_VAL, v, &flag));
-    CHECK(flag && strcmp(v, "rar,waw") == 0, "set_info accumulate_ordering: %s", v);
-    CHECK_MPI(MPI_Info_get(used, "same_size", MPI_MAX_INFO_VAL, v, &flag));
-    CHECK(flag && strcmp(v, "true") == 0, "set_info same_size: %s", v);
-    CHECK_MPI(MPI_Info_get(used, "same_disp_unit", MPI_MAX_INFO_VAL, v, &flag));
-    CHECK(flag && strcmp(v, "false") == 0, "set_info same_disp_unit: %s", v);
-    MPI_Info_free(&used);
+    info_is(win, "accumulate_ordering", "rar,waw", "set_info");
+    info_is(win, "same_size", "true", "set_info");
+    info_is(win, "same_disp_unit", "false", "set_info");
     expect(MPI_Win_set_info(win, (MPI_Info)(intptr_t)0x4242), MPI_ERR_INFO, "MPI_Win_set_info", "garbage info");
     /* keyvals: set, replace (delete callback), delete, set, free the window */
     int kv = MPI_KEYVAL_INVALID;
