@@ -7,9 +7,10 @@ install(CODE "execute_process(COMMAND \${CMAKE_COMMAND} -E create_symlink libmpi
   \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/lib/libmpi_abi.so.1)
   execute_process(COMMAND \${CMAKE_COMMAND} -E create_symlink libmpi_abi.so.1
   \$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/lib/libmpi_abi.so)")
-install(FILES ${PROJECT_SOURCE_DIR}/include/mpi.h ${PROJECT_SOURCE_DIR}/include/mpi_proto.h
-  ${PROJECT_SOURCE_DIR}/include/mpi_pmpi.h
-  DESTINATION include)
+# mpi.h, its prototype chapters (mpi_proto*.h) and their PMPI_ mirrors.
+file(GLOB _ch4lite_api_headers ${PROJECT_SOURCE_DIR}/include/mpi_proto*.h
+  ${PROJECT_SOURCE_DIR}/include/mpi_pmpi*.h)
+install(FILES ${PROJECT_SOURCE_DIR}/include/mpi.h ${_ch4lite_api_headers} DESTINATION include)
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install-wrappers/mpicc
   ${CMAKE_BINARY_DIR}/install-wrappers/mpicxx DESTINATION bin)
 if(TARGET mpiexec)

@@ -9,8 +9,9 @@
  * docs/supported-functions.md lists the functions by chapter.
  *
  * This header holds the types, constants, handles, error classes and
- * callback typedefs; the function prototypes are in mpi_proto.h, which it
- * includes at its end.
+ * callback typedefs; the function prototypes are in mpi_proto.h (one
+ * header per chapter: mpi_proto_p2p.h, _coll.h, _rma.h, ...) and their
+ * PMPI_ twins in mpi_pmpi.h (generated), which it includes at its end.
  */
 #ifndef MPI_H_ABI
 #define MPI_H_ABI

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Prints docs/supported-functions.md from include/mpi.h and the function
-# prototypes it includes from include/mpi_proto.h: every declared function,
+# prototypes it includes from include/mpi_proto_*.h (in mpi_proto.h's order):
+# every declared function,
 # grouped by the headers' section comments.
 #   scripts/supported-functions.sh [header.h...] > docs/supported-functions.md
 # test/abi checks that the committed page is current and that libmpi exports
@@ -9,12 +10,13 @@
 set -eu
 if [ $# -eq 0 ]; then
   inc=$(dirname "$0")/../include
-  set -- "$inc/mpi.h" "$inc/mpi_proto.h"
+  # shellcheck disable=SC2046 # paths without spaces
+  set -- "$inc/mpi.h" $(sh "$(dirname "$0")/proto-files.sh" "$inc")
 fi
 cat <<'HEAD'
 # Supported functions
 
-Generated from `include/mpi.h` and `include/mpi_proto.h` (the prototypes,
+Generated from `include/mpi.h` and `include/mpi_proto_*.h` (the prototypes,
 included by mpi.h) by `scripts/supported-functions.sh`; the test
 `abi.supported_functions_doc` fails when this page is out of date, and
 `abi.exports` fails when libmpi lacks a function mpi.h declares. A function

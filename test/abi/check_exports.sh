@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # check_exports.sh <header.h>... <libmpi.so>...: every function the headers
-# (mpi.h and mpi_proto.h, which holds the prototypes) declare is exported by
+# (mpi.h and the mpi_proto_*.h chapters, which hold the prototypes) declare is exported by
 # each library, as a weak MPI_ symbol with a strong PMPI_ twin at the same
 # address (the profiling interface); each library exports nothing but
 # MPI_*/PMPI_*, and never calls an MPI_ function through its own exported

@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# gen_calls.sh <mpi_proto.h> > calls.h: one table entry per declared MPI
+# gen_calls.sh <mpi_proto_*.h>... > calls.h: one table entry per declared MPI
 # function, calling it with every argument 0 (null pointers, null-ish
 # handles, zero counts), for test/abi/zero_args.c.
 #   CALL(MPI_Send, (0, 0, 0, 0, 0, 0))
 set -eu
-[ $# -eq 1 ] || { echo "usage: gen_calls.sh <mpi_proto.h>" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: gen_calls.sh <mpi_proto_*.h>..." >&2; exit 2; }
 awk '
   # a prototype may span lines: collect from "<type> MPI_x(" to ";"
   /^[A-Za-z_]+ +\**MPI_[A-Za-z0-9_]+\(/ { proto = $0; collecting = 1 }
@@ -22,4 +22,4 @@ awk '
     count++
   }
   END { if (count == 0) { print "gen_calls.sh: no prototypes found" > "/dev/stderr"; exit 1 } }
-' "$1"
+' "$@"

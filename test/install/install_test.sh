@@ -10,7 +10,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix=$tmp/prefix
 cmake --install "$build" --prefix "$prefix" >/dev/null
-for f in bin/mpicc bin/mpicxx bin/mpiexec include/mpi.h include/mpi_proto.h include/mpi_pmpi.h lib/libmpi.so lib/libmpi_abi.so \
+for f in bin/mpicc bin/mpicxx bin/mpiexec include/mpi.h include/mpi_proto.h include/mpi_proto_p2p.h include/mpi_pmpi.h include/mpi_pmpi_rma.h lib/libmpi.so lib/libmpi_abi.so \
          lib/pkgconfig/ch4lite.pc lib/cmake/ch4lite/ch4liteConfig.cmake \
          share/man/man1/mpiexec.1 share/man/man1/mpicc.1 share/man/man1/mpicxx.1; do
   [ -e "$prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
