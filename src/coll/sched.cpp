@@ -174,6 +174,36 @@ step sched::call(call_fn fn, void* arg, deps d) noexcept {
     return id;
 }
 
+step sched::watch(call_fn fn, void* arg, deps d) noexcept {
+    const step id = add(kind::watch, nullptr, arg, 0, 0, nullptr, d);
+    if (id >= 0) steps_[static_cast<std::size_t>(id)].fn = fn;
+    return id;
+}
+
+void sched::skip(step first, step last) noexcept {
+    bool ok = in_call_ >= 0 && first >= 0 && first <= last && last <= static_cast<step>(steps_.size());
+    for (step i = first; ok && i < last; ++i) ok = steps_[static_cast<std::size_t>(i)].state == waiting;
+    if (!ok) {  // a builder bug
+        if (result_ == status::ok) result_ = status::intern;
+        stop_ = true;
+        return;
+    }
+    for (step i = first; i < last; ++i) steps_[static_cast<std::size_t>(i)].state = done;
+}
+
+bool sched::call_again(rec& s) noexcept {
+    in_call_ = static_cast<step>(&s - steps_.data());
+    const status st = s.fn(*this, s.dst);
+    in_call_ = -1;
+    if (st == status::again) return false;
+    if (st != status::ok) {
+        if (result_ == status::ok) result_ = st;
+        stop_ = true;
+    }
+    s.state = done;
+    return true;
+}
+
 void sched::rewind(step first) noexcept {
     if (in_call_ < 0 || first < 0 || first > in_call_) {  // not from a call step: a bug
         if (result_ == status::ok) result_ = status::intern;
@@ -344,6 +374,10 @@ bool sched::issue(rec& s) noexcept {
             if (!again) s.state = done;
             return true;
         }
+        case kind::watch:
+            s.state = calling;
+            (void)call_again(s);
+            return true;
     }
     // Posting failed (no request, no memory): nothing more is issued.
     if (result_ == status::ok) result_ = status::no_mem;
@@ -433,6 +467,8 @@ int sched::poll(bool issue) noexcept {
             }
         } else if (s.state == polling) {
             if (take(s)) ++changed;
+        } else if (s.state == calling) {
+            if (call_again(s)) ++changed;
         }
     }
     if (changed == 0 && !issue && !rewound_) return 0;
@@ -448,6 +484,8 @@ int sched::poll(bool issue) noexcept {
             }
         } else if (s.state == polling) {
             if (take(s)) ++changed;
+        } else if (s.state == calling) {
+            if (call_again(s)) ++changed;
         } else if (s.state == waiting && !stop_) {
             // Every step before it done (the common case: a schedule runs
             // in order): ready without looking at its dependencies.
@@ -480,7 +518,8 @@ bool sched::over() const noexcept {
     if (!stop_) return false;
     // A failure: over once nothing is in flight.
     for (std::size_t i = lo_; i < steps_.size(); ++i)
-        if (steps_[i].state == running_ || steps_[i].state == polling) return false;
+        if (steps_[i].state == running_ || steps_[i].state == polling || steps_[i].state == calling)
+            return false;
     return true;
 }
 
@@ -516,6 +555,7 @@ void sched::start(request* r) noexcept {
     r->bytes = 0;
     const bool nested = g_polling;
     g_polling = true;
+    if (start_fn_) (void)start_fn_(*this, start_arg_);
     poll(true);
     g_polling = nested;
     if (over()) {

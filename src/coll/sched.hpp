@@ -121,6 +121,27 @@ class sched : public dev::request_ext {
     // messages of the repeated steps use the same tag, so every process
     // must repeat alike (decide from data all of them have).
     void rewind(step first) noexcept;
+    // A call step that is polled until it is done (a local state machine,
+    // e.g. a staged broadcast through a shared segment: coll/stage_nb.cpp):
+    // fn returns status::again while not done, and runs again at every poll
+    // of the schedule (never re-entrantly); ok: done; another status: the
+    // schedule fails with it. It is polled to its end even after another
+    // step failed (it may hold a place in a queue others wait on).
+    step watch(call_fn fn, void* arg, deps d = {}) noexcept;
+    // Only from inside a call or watch step's fn: steps [first, last) are
+    // done without running (a branch not taken). They must not have started
+    // (they wait for the calling step, e.g. behind a fence after it).
+    void skip(step first, step last) noexcept;
+    // From a call or watch step's fn: the peers' counts differed (the
+    // schedule runs on and completes with status::truncated).
+    void note_mismatch() noexcept { mismatch_ = true; }
+    // fn(s, arg) runs at every start(), before any step is issued (where
+    // a start takes its place among the collectives of its communicator;
+    // one per schedule).
+    void on_start(call_fn fn, void* arg) noexcept {
+        start_fn_ = fn;
+        start_arg_ = arg;
+    }
     // The round separator (see above); returns its id.
     step fence() noexcept;
 
@@ -159,10 +180,11 @@ class sched : public dev::request_ext {
 
   private:
     friend int sched_progress() noexcept;
-    enum class kind : uint8_t { send, recv, reduce, copy, pack, unpack, nop, call, fence };
+    enum class kind : uint8_t { send, recv, reduce, copy, pack, unpack, nop, call, watch, fence };
     // polling: a small receive from a peer on this node, taken from the
-    // unexpected queue when it arrives, without a request (sched.cpp).
-    enum : uint8_t { waiting, running_, polling, done };
+    // unexpected queue when it arrives, without a request (sched.cpp);
+    // calling: a watch step whose fn said "again".
+    enum : uint8_t { waiting, running_, polling, calling, done };
     struct rec {
         kind k;
         uint8_t state;
@@ -187,6 +209,7 @@ class sched : public dev::request_ext {
     bool issue(rec& s) noexcept;   // false: could not start (failure noted)
     void finish(rec& s) noexcept;  // s's request completed
     bool take(rec& s) noexcept;    // a polling receive: true when done or posted
+    bool call_again(rec& s) noexcept;  // a calling watch step: true when it finished
     static int32_t lazy_ring(const comm& c, int peer, std::size_t n) noexcept;
     bool over() const noexcept;    // every step done, or failed and nothing in flight
     void complete() noexcept;      // completes req_ with the result
@@ -214,6 +237,8 @@ class sched : public dev::request_ext {
     step in_call_ = -1;            // the call step whose fn runs now
     bool rewound_ = false;         // rewind() ran: the next poll issues (not only checks)
     step rewind_of_ = -1;          // the call step that rewound
+    call_fn start_fn_ = nullptr;   // on_start()
+    void* start_arg_ = nullptr;
     sched* prev_ = nullptr;        // in the list of running schedules
     sched* next_ = nullptr;
 };
