@@ -33,7 +33,7 @@ int bcast(const char* fn, form f, void* buf, int64_t count, MPI_Datatype dt, int
     if (s) {
         std::byte* d = s->user_stream(buf, count, *t, am_root);
         s->fence();
-        ch4lite::coll::add_bcast(*s, d, bytes, root);
+        ch4lite::coll::add_bcast_any(*s, d, bytes, root, f == form::nonblocking);
         if (!am_root) s->user_store(d, buf, count, *t);
     }
     return issue(fn, comm, f, std::move(s), request);

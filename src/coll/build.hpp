@@ -21,6 +21,13 @@ namespace ch4lite::coll {
 
 void add_barrier(sched& s) noexcept;
 void add_bcast(sched& s, std::byte* buf, std::size_t n, int root) noexcept;
+// MPI_Ibcast and MPI_Bcast_init on an intracommunicator: through the
+// staging segment where the blocking MPI_Bcast would stage (coll/stage.cpp,
+// "Scheduled broadcast"; the point-to-point steps of add_bcast stay as the
+// branch taken when the segment cannot be made), else add_bcast. may_setup:
+// the schedule may set the segment up (a nonblocking call, not a persistent
+// one, whose steps run again at every start).
+void add_bcast_any(sched& s, std::byte* buf, std::size_t n, int root, bool may_setup) noexcept;
 void add_gather(sched& s, const std::byte* sbuf, std::byte* rbuf, std::size_t n, int root) noexcept;
 void add_gatherv(sched& s, const std::byte* sbuf, std::size_t sn, const block* rblocks,
                  int root) noexcept;

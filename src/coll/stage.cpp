@@ -8,8 +8,10 @@
 #include <new>
 #include <vector>
 
+#include "coll/build.hpp"
 #include "coll/coll.hpp"
 #include "coll/p2p.hpp"
+#include "coll/sched.hpp"
 #include "device/device.hpp"
 #include "device/progress.hpp"
 #include "shm/ring.hpp"
@@ -143,37 +145,10 @@ bool all_local(comm& c) noexcept {
 
 std::size_t stage_box_bytes(const comm& c) noexcept { return c.stage ? c.stage->box : 0; }
 
-bool stage_usable(comm& c) noexcept {
-    if (c.stage_tried) return c.stage != nullptr;
-    c.stage_tried = true;
-    struct info {
-        int32_t ok;
-        char name[60];
-    };
-    std::vector<info> v(static_cast<std::size_t>(c.size));
-    info& mine = v[static_cast<std::size_t>(c.rank)];
-    mine = {};
-    std::unique_ptr<stage_seg, stage_deleter> st(new (std::nothrow) stage_seg);
-    std::string why = "out of memory";
-    status s = st ? status::again : status::no_mem;
-    // Round 1: rank 0 creates the segment and tells its name.
-    if (c.rank == 0 && st) {
-        s = shm::segment::create_unique(g_dev.boot.job_key(), 'c', layout(c.size).total, st->seg, why);
-        if (s == status::ok) std::snprintf(mine.name, sizeof mine.name, "%s", st->seg.name().c_str());
-    }
-    if (allgather(v.data(), sizeof(info), c) != status::ok) return false;
-    if (c.rank != 0 && st)
-        s = v[0].name[0] ? shm::segment::attach(v[0].name, layout(c.size).total, st->seg, why) : status::io;
-    // Round 2: did everybody attach?
-    mine.ok = s == status::ok;
-    if (allgather(v.data(), sizeof(info), c) != status::ok) return false;
-    if (c.rank == 0 && st) st->seg.unlink();
-    bool all = true;
-    for (const info& i : v) all = all && i.ok;
-    if (!all) {
-        if (s != status::ok) util::verbose("coll: no staging segment: %s", why.c_str());
-        return false;
-    }
+namespace {
+
+// The segment's pointers, once every member attached; then it is c's.
+void stage_ready(comm& c, std::unique_ptr<stage_seg, stage_deleter> st) noexcept {
     const layout l(c.size);
     st->hdr = reinterpret_cast<slot_hdr*>(st->seg.base());
     st->fill = reinterpret_cast<fill_ctl*>(st->hdr + slots);
@@ -187,59 +162,122 @@ bool stage_usable(comm& c) noexcept {
     for (std::size_t o = 0; o < 2 * static_cast<std::size_t>(c.size) * st->box; o += page)
         (void)std::atomic_ref<std::byte>(st->boxes[o]).load(std::memory_order_relaxed);
     c.stage = std::move(st);
+}
+
+constexpr std::size_t name_bytes = 60;
+
+// Rank 0: a new segment for c, its name in `name` (empty on failure).
+status stage_create(comm& c, stage_seg* st, char (&name)[name_bytes], std::string& why) noexcept {
+    name[0] = 0;
+    if (!st) return status::no_mem;
+    const status s = shm::segment::create_unique(g_dev.boot.job_key(), 'c', layout(c.size).total, st->seg, why);
+    if (s == status::ok) std::snprintf(name, name_bytes, "%s", st->seg.name().c_str());
+    return s;
+}
+
+status stage_attach(comm& c, stage_seg* st, const char* name, std::string& why) noexcept {
+    if (!st) return status::no_mem;
+    if (!name[0]) {
+        why = "rank 0 could not make it";
+        return status::io;
+    }
+    return shm::segment::attach(name, layout(c.size).total, st->seg, why);
+}
+
+}  // namespace
+
+bool stage_usable(comm& c) noexcept {
+    // A schedule is setting it up (add_bcast_staged): every member ran or
+    // will run that schedule, so its outcome comes with progress.
+    if (c.stage_pending) progress_until([&] { return !c.stage_pending; });
+    if (c.stage_tried) return c.stage != nullptr;
+    c.stage_tried = true;
+    struct info {
+        int32_t ok;
+        char name[name_bytes];
+    };
+    std::vector<info> v(static_cast<std::size_t>(c.size));
+    info& mine = v[static_cast<std::size_t>(c.rank)];
+    mine = {};
+    std::unique_ptr<stage_seg, stage_deleter> st(new (std::nothrow) stage_seg);
+    std::string why = "out of memory";
+    status s = st ? status::again : status::no_mem;
+    // Round 1: rank 0 creates the segment and tells its name.
+    if (c.rank == 0) s = stage_create(c, st.get(), mine.name, why);
+    if (allgather(v.data(), sizeof(info), c) != status::ok) return false;
+    if (c.rank != 0) s = stage_attach(c, st.get(), v[0].name, why);
+    // Round 2: did everybody attach?
+    mine.ok = s == status::ok;
+    if (allgather(v.data(), sizeof(info), c) != status::ok) return false;
+    if (c.rank == 0 && st) st->seg.unlink();
+    bool all = true;
+    for (const info& i : v) all = all && i.ok;
+    if (!all) {
+        if (s != status::ok) util::verbose("coll: no staging segment: %s", why.c_str());
+        return false;
+    }
+    stage_ready(c, std::move(st));
     return true;
 }
 
-status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
+bool bcast_advance(comm& c, bcast_cursor& k) noexcept {
     stage_seg& s = *c.stage;
-    const auto cw = crowd(c);
     const auto readers = static_cast<uint64_t>(c.size - 1);
     // The chunks are the root's: at least one (an empty message too), each
     // carrying the root's size, so a reader that expects another size still
     // takes exactly the root's chunks (and the counters stay in step) and
     // reports the mismatch instead of leaving bytes behind.
-    std::size_t total = c.rank == root ? n : SIZE_MAX;
-    std::size_t off = 0;
-    do {
-        const uint64_t g = s.next++;
+    if (k.chunks == 0) k.total = c.rank == k.root ? k.n : SIZE_MAX;
+    while (k.chunks == 0 || k.off < k.total) {
+        const uint64_t g = s.next;
         slot_hdr& h = s.hdr[g % slots];
         std::byte* d = s.data + (g % slots) * chunk;
-        if (c.rank == root) {
-            const std::size_t len = std::min(chunk, n - off);
-            std::atomic_ref<uint64_t> done(h.done);
+        if (c.rank == k.root) {
+            const std::size_t len = std::min(chunk, k.n - k.off);
             const uint64_t need = (g / slots) * readers;  // its previous lap read by all
-            if (done.load(std::memory_order_acquire) < need)
-                progress_until([&] { return done.load(std::memory_order_acquire) >= need; });
+            if (std::atomic_ref<uint64_t>(h.done).load(std::memory_order_acquire) < need) return false;
             std::atomic_ref<uint64_t> until(s.fill->stream_until);
             const auto mode = g_tuning.stage_fill;
             const bool automatic = mode == tuning::fill::automatic;
+            std::byte* src = k.buf + k.off;
             if (mode == tuning::fill::streamed ||
                 (automatic && g < until.load(std::memory_order_relaxed))) {
-                if (shm::copy_for_reader(d, buf + off, len, g_dev.shm.stream_min()))
+                if (shm::copy_for_reader(d, src, len, g_dev.shm.stream_min()))
                     shm::stream_fence();  // before the release store
             } else if (automatic && len >= timed_min) {
-                const bool slow = shm::copy_ran_slow(len, slow_bytes_per_ns,
-                                                     [&] { std::memcpy(d, buf + off, len); });
+                const bool slow = shm::copy_ran_slow(len, slow_bytes_per_ns, [&] { std::memcpy(d, src, len); });
                 if (shm::second_slow_in_a_row(s.slow_fills, slow))
                     until.store(g + 1 + stream_lap, std::memory_order_relaxed);
             } else {
-                std::memcpy(d, buf + off, len);
+                std::memcpy(d, src, len);
             }
-            std::atomic_ref<uint64_t>(h.bytes).store(n, std::memory_order_relaxed);
+            std::atomic_ref<uint64_t>(h.bytes).store(k.n, std::memory_order_relaxed);
             std::atomic_ref<uint64_t>(h.seq).store(g + 1, std::memory_order_release);
-            off += len;
+            k.off += len;
         } else {
-            std::atomic_ref<uint64_t> seq(h.seq);
-            if (seq.load(std::memory_order_acquire) != g + 1)
-                progress_until([&] { return seq.load(std::memory_order_acquire) == g + 1; });
-            if (off == 0) total = std::atomic_ref<uint64_t>(h.bytes).load(std::memory_order_relaxed);
-            const std::size_t len = std::min(chunk, total - off);
-            if (off < n) std::memcpy(buf + off, d, std::min(len, n - off));
+            if (std::atomic_ref<uint64_t>(h.seq).load(std::memory_order_acquire) != g + 1) return false;
+            if (k.chunks == 0) k.total = std::atomic_ref<uint64_t>(h.bytes).load(std::memory_order_relaxed);
+            const std::size_t len = std::min(chunk, k.total - k.off);
+            if (k.off < k.n) std::memcpy(k.buf + k.off, d, std::min(len, k.n - k.off));
             std::atomic_ref<uint64_t>(h.done).fetch_add(1, std::memory_order_release);
-            off += len;
+            k.off += len;
         }
-    } while (off < total);
-    if (total != n) coll::note_mismatch();
+        ++s.next;
+        ++k.chunks;
+    }
+    return true;
+}
+
+status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
+    const auto cw = crowd(c);
+    // Our turn among the slots' users (a scheduled broadcast issued before
+    // this call may still run).
+    const uint64_t t = c.stage_tickets++;
+    if (c.stage_served != t) progress_until([&] { return c.stage_served == t; });
+    bcast_cursor k{buf, n, root};
+    if (!bcast_advance(c, k)) progress_until([&] { return bcast_advance(c, k); });
+    ++c.stage_served;
+    if (k.total != n) coll::note_mismatch();
     return status::ok;
 }
 
@@ -425,6 +463,151 @@ status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, com
     } while (e0 < count);
     end_call(s);
     return res;
+}
+
+// ---- Scheduled broadcast (MPI_Ibcast, MPI_Bcast_init)
+//
+// Steps: [set-up, the first time], W, fence, P. W is a watch step that waits
+// for the schedule's turn among the slots' users (its ticket, taken when the
+// schedule starts, i.e. in collective order), then moves the chunks as the
+// slots and the root's fills allow, never waiting; when done it skips P.
+// P are the point-to-point steps of add_bcast, run instead when the
+// communicator has no segment (W then only passes its turn on). Every
+// member takes the same branch: the segment's existence is the same
+// everywhere once its set-up ended, and W waits for that.
+
+namespace {
+
+struct nb_bcast {
+    comm* c;
+    bcast_cursor k;
+    uint64_t ticket;
+    step p0, p1;  // the point-to-point branch
+};
+
+status nb_bcast_start(sched&, void* arg) noexcept {
+    auto& o = *static_cast<nb_bcast*>(arg);
+    o.ticket = o.c->stage_tickets++;
+    o.k = bcast_cursor{o.k.buf, o.k.n, o.k.root};
+    return status::ok;
+}
+
+status nb_bcast_step(sched& s, void* arg) noexcept {
+    auto& o = *static_cast<nb_bcast*>(arg);
+    comm& c = *o.c;
+    if (c.stage_pending || c.stage_served != o.ticket) return status::again;
+    if (!c.stage) {  // no segment: the point-to-point steps follow
+        ++c.stage_served;
+        return status::ok;
+    }
+    if (!bcast_advance(c, o.k)) return status::again;
+    ++c.stage_served;
+    s.skip(o.p0, o.p1);
+    if (o.k.total != o.k.n) s.note_mismatch();
+    return status::ok;
+}
+
+// Setting the segment up inside a schedule, the blocking stage_usable()'s
+// two rounds as steps: rank 0 makes it (when the schedule is built) and
+// sends its name to every member; each attaches and reports to rank 0,
+// which sends the verdict back; then every member keeps the segment or
+// drops it. Until then c.stage_pending holds off every other user.
+struct nb_setup {
+    comm* c;
+    stage_seg* st;  // ours until the end step hands it to c
+    int32_t ok;
+    int32_t verdict;
+    char name[name_bytes];
+    // Rank 0: what each member reported (p words after the struct).
+    int32_t* oks() noexcept { return reinterpret_cast<int32_t*>(this + 1); }
+};
+
+status nb_setup_attach(sched&, void* arg) noexcept {
+    auto& o = *static_cast<nb_setup*>(arg);
+    if (o.c->rank == 0) return status::ok;
+    std::string why;
+    o.ok = stage_attach(*o.c, o.st, o.name, why) == status::ok;
+    if (!o.ok) util::verbose("coll: no staging segment: %s", why.c_str());
+    return status::ok;
+}
+
+status nb_setup_verdict(sched&, void* arg) noexcept {
+    auto& o = *static_cast<nb_setup*>(arg);
+    if (o.c->rank != 0) return status::ok;  // it comes from rank 0
+    o.verdict = o.ok;
+    for (int r = 1; r < o.c->size; ++r) o.verdict = o.verdict && o.oks()[r];
+    return status::ok;
+}
+
+status nb_setup_end(sched&, void* arg) noexcept {
+    auto& o = *static_cast<nb_setup*>(arg);
+    comm& c = *o.c;
+    std::unique_ptr<stage_seg, stage_deleter> st(o.st);
+    o.st = nullptr;
+    if (c.rank == 0 && st) st->seg.unlink();
+    if (o.verdict && st) stage_ready(c, std::move(st));
+    c.stage_pending = false;
+    return status::ok;
+}
+
+void add_setup(sched& s, comm& c) noexcept {
+    auto* o = reinterpret_cast<nb_setup*>(
+        s.scratch(sizeof(nb_setup) + static_cast<std::size_t>(c.size) * sizeof(int32_t)));
+    if (!o) return;
+    c.stage_tried = true;
+    c.stage_pending = true;
+    o->c = &c;
+    o->st = new (std::nothrow) stage_seg;
+    o->ok = 1;
+    o->verdict = 0;
+    o->name[0] = 0;
+    if (c.rank == 0) {
+        std::string why = "out of memory";
+        o->ok = stage_create(c, o->st, o->name, why) == status::ok;
+        if (!o->ok) util::verbose("coll: no staging segment: %s", why.c_str());
+    }
+    const std::size_t word = sizeof(int32_t);
+    const bool zero = c.rank == 0;
+    if (zero)
+        for (int r = 1; r < c.size; ++r) s.send(o->name, name_bytes, r);
+    else
+        s.recv(o->name, name_bytes, 0);
+    s.fence();
+    s.call(nb_setup_attach, o);
+    s.fence();
+    if (zero)
+        for (int r = 1; r < c.size; ++r) s.recv(&o->oks()[r], word, r);
+    else
+        s.send(&o->ok, word, 0);
+    s.fence();
+    s.call(nb_setup_verdict, o);
+    s.fence();
+    if (zero)
+        for (int r = 1; r < c.size; ++r) s.send(&o->verdict, word, r);
+    else
+        s.recv(&o->verdict, word, 0);
+    s.fence();
+    s.call(nb_setup_end, o);
+    s.fence();
+}
+
+}  // namespace
+
+void add_bcast_any(sched& s, std::byte* buf, std::size_t n, int root, bool may_setup) noexcept {
+    comm& c = s.owner();
+    const bool eligible = c.size > 1 && n >= g_tuning.bcast_stage && !c.is_inter() && all_local(c) &&
+                          (c.stage_tried ? c.stage_pending || c.stage != nullptr : may_setup);
+    if (!eligible) return add_bcast(s, buf, n, root);
+    auto* o = reinterpret_cast<nb_bcast*>(s.scratch(sizeof(nb_bcast)));
+    if (!o) return;
+    *o = nb_bcast{&c, bcast_cursor{buf, n, root}, 0, 0, 0};
+    if (!c.stage_tried) add_setup(s, c);
+    s.on_start(nb_bcast_start, o);
+    s.watch(nb_bcast_step, o);
+    s.fence();
+    o->p0 = static_cast<step>(s.steps());
+    add_bcast(s, buf, n, root);
+    o->p1 = static_cast<step>(s.steps());
 }
 
 }  // namespace ch4lite::coll

@@ -31,8 +31,23 @@ bool all_local(comm& c) noexcept;
 // call it, and all get the same answer).
 bool stage_usable(comm& c) noexcept;
 
-// MPI_Bcast of n bytes through the segment.
+// MPI_Bcast of n bytes through the segment (blocking).
 status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept;
+
+// A broadcast through the segment, moved as far as it can go without
+// waiting (the scheduled form, coll/stage_nb.cpp). Only the current user of
+// the slots may advance (c.stage_served is its ticket).
+struct bcast_cursor {
+    std::byte* buf;
+    std::size_t n;
+    int root;
+    std::size_t off = 0;
+    std::size_t total = 0;  // the root's byte count (known after the first chunk)
+    uint64_t chunks = 0;    // chunks moved
+};
+// True once every chunk of the broadcast moved (k.total != k.n: the root's
+// count differed; what fits was kept).
+bool bcast_advance(comm& c, bcast_cursor& k) noexcept;
 
 // Staged exchange rounds (Alltoall, Allreduce): every member has a box per
 // half of stage_box_bytes(c) (0: no segment, or created while both

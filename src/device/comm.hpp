@@ -58,7 +58,14 @@ class comm {
     // Staging segment, set up (collectively) by the first collective that
     // wants it; null when that failed or was never tried (stage_tried).
     bool stage_tried = false;
+    // A nonblocking collective is setting it up (coll/stage.cpp, "Set up by
+    // a schedule"): a member that wants it waits for the outcome first.
+    bool stage_pending = false;
     std::unique_ptr<coll::stage_seg, coll::stage_deleter> stage;
+    // The broadcast slots' users, blocking and scheduled, take turns in
+    // collective order: places handed out, places done (coll/stage.cpp).
+    uint64_t stage_tickets = 0;
+    uint64_t stage_served = 0;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
     uint8_t hints = 0;      // MPI_Comm_set_info assertions we keep (api/comm_info.cpp)
