@@ -524,6 +524,7 @@ bool sched::over() const noexcept {
 }
 
 void sched::complete() noexcept {
+    if (end_fn_) (void)end_fn_(*this, end_arg_);
     request* r = req_;
     req_ = nullptr;
     status st = result_;

@@ -142,6 +142,13 @@ class sched : public dev::request_ext {
         start_fn_ = fn;
         start_arg_ = arg;
     }
+    // fn(s, arg) runs when a run of the schedule ends, done or failed,
+    // before its request completes (where a step that never ran because
+    // another failed hands back what it held; one per schedule).
+    void on_end(call_fn fn, void* arg) noexcept {
+        end_fn_ = fn;
+        end_arg_ = arg;
+    }
     // The round separator (see above); returns its id.
     step fence() noexcept;
 
@@ -239,6 +246,8 @@ class sched : public dev::request_ext {
     step rewind_of_ = -1;          // the call step that rewound
     call_fn start_fn_ = nullptr;   // on_start()
     void* start_arg_ = nullptr;
+    call_fn end_fn_ = nullptr;     // on_end()
+    void* end_arg_ = nullptr;
     sched* prev_ = nullptr;        // in the list of running schedules
     sched* next_ = nullptr;
 };

@@ -272,11 +272,11 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept {
     const auto cw = crowd(c);
     // Our turn among the slots' users (a scheduled broadcast issued before
     // this call may still run).
-    const uint64_t t = c.stage_tickets++;
-    if (c.stage_served != t) progress_until([&] { return c.stage_served == t; });
+    const uint64_t t = c.stage_turns.take();
+    if (!c.stage_turns.mine(t)) progress_until([&] { return c.stage_turns.mine(t); });
     bcast_cursor k{buf, n, root};
     if (!bcast_advance(c, k)) progress_until([&] { return bcast_advance(c, k); });
-    ++c.stage_served;
+    c.stage_turns.pass(t);
     if (k.total != n) coll::note_mismatch();
     return status::ok;
 }
@@ -478,30 +478,43 @@ status allreduce_staged(std::byte* rbuf, int64_t count, const reduction& op, com
 
 namespace {
 
+struct nb_setup;
+
 struct nb_bcast {
     comm* c;
     bcast_cursor k;
     uint64_t ticket;
-    step p0, p1;  // the point-to-point branch
+    bool turn_held;     // this run's ticket not yet passed on
+    step p0, p1;        // the point-to-point branch
+    nb_setup* setup;    // the set-up in this schedule, or null
 };
+
+void setup_begin(nb_setup& o) noexcept;
 
 status nb_bcast_start(sched&, void* arg) noexcept {
     auto& o = *static_cast<nb_bcast*>(arg);
-    o.ticket = o.c->stage_tickets++;
+    if (o.setup) setup_begin(*o.setup);  // a nonblocking schedule: one run
+    o.ticket = o.c->stage_turns.take();
+    o.turn_held = true;
     o.k = bcast_cursor{o.k.buf, o.k.n, o.k.root};
     return status::ok;
+}
+
+void pass(nb_bcast& o) noexcept {
+    o.turn_held = false;
+    o.c->stage_turns.pass(o.ticket);
 }
 
 status nb_bcast_step(sched& s, void* arg) noexcept {
     auto& o = *static_cast<nb_bcast*>(arg);
     comm& c = *o.c;
-    if (c.stage_pending || c.stage_served != o.ticket) return status::again;
+    if (c.stage_pending || !c.stage_turns.mine(o.ticket)) return status::again;
     if (!c.stage) {  // no segment: the point-to-point steps follow
-        ++c.stage_served;
+        pass(o);
         return status::ok;
     }
     if (!bcast_advance(c, o.k)) return status::again;
-    ++c.stage_served;
+    pass(o);
     s.skip(o.p0, o.p1);
     if (o.k.total != o.k.n) s.note_mismatch();
     return status::ok;
@@ -517,6 +530,7 @@ struct nb_setup {
     stage_seg* st;  // ours until the end step hands it to c
     int32_t ok;
     int32_t verdict;
+    bool ended;
     char name[name_bytes];
     // Rank 0: what each member reported (p words after the struct).
     int32_t* oks() noexcept { return reinterpret_cast<int32_t*>(this + 1); }
@@ -544,28 +558,52 @@ status nb_setup_end(sched&, void* arg) noexcept {
     comm& c = *o.c;
     std::unique_ptr<stage_seg, stage_deleter> st(o.st);
     o.st = nullptr;
+    o.ended = true;
     if (c.rank == 0 && st) st->seg.unlink();
     if (o.verdict && st) stage_ready(c, std::move(st));
     c.stage_pending = false;
     return status::ok;
 }
 
-void add_setup(sched& s, comm& c) noexcept {
-    auto* o = reinterpret_cast<nb_setup*>(
-        s.scratch(sizeof(nb_setup) + static_cast<std::size_t>(c.size) * sizeof(int32_t)));
-    if (!o) return;
+// The end of every run (sched::on_end): a schedule that failed before its
+// set-up or its broadcast step ran still ends the set-up (no segment here;
+// the failure is this rank's MPI error) and gives its turn up, so that no
+// later collective on the communicator waits for them.
+status nb_bcast_end(sched& s, void* arg) noexcept {
+    auto& o = *static_cast<nb_bcast*>(arg);
+    if (o.setup && !o.setup->ended) {
+        o.setup->verdict = 0;
+        (void)nb_setup_end(s, o.setup);
+    }
+    if (o.turn_held) pass(o);
+    return status::ok;
+}
+
+// When the schedule starts (inside the MPI_Ibcast call, so before any
+// later collective on c is built): from now on c's segment is pending, and
+// rank 0 makes it.
+void setup_begin(nb_setup& o) noexcept {
+    comm& c = *o.c;
     c.stage_tried = true;
     c.stage_pending = true;
-    o->c = &c;
-    o->st = new (std::nothrow) stage_seg;
-    o->ok = 1;
-    o->verdict = 0;
-    o->name[0] = 0;
+    o.st = new (std::nothrow) stage_seg;
     if (c.rank == 0) {
         std::string why = "out of memory";
-        o->ok = stage_create(c, o->st, o->name, why) == status::ok;
-        if (!o->ok) util::verbose("coll: no staging segment: %s", why.c_str());
+        o.ok = stage_create(c, o.st, o.name, why) == status::ok;
+        if (!o.ok) util::verbose("coll: no staging segment: %s", why.c_str());
     }
+}
+
+nb_setup* add_setup(sched& s, comm& c) noexcept {
+    auto* o = reinterpret_cast<nb_setup*>(
+        s.scratch(sizeof(nb_setup) + static_cast<std::size_t>(c.size) * sizeof(int32_t)));
+    if (!o) return nullptr;
+    o->c = &c;
+    o->st = nullptr;
+    o->ok = 1;
+    o->verdict = 0;
+    o->ended = false;
+    o->name[0] = 0;
     const std::size_t word = sizeof(int32_t);
     const bool zero = c.rank == 0;
     if (zero)
@@ -589,6 +627,7 @@ void add_setup(sched& s, comm& c) noexcept {
     s.fence();
     s.call(nb_setup_end, o);
     s.fence();
+    return o;
 }
 
 }  // namespace
@@ -600,9 +639,10 @@ void add_bcast_any(sched& s, std::byte* buf, std::size_t n, int root, bool may_s
     if (!eligible) return add_bcast(s, buf, n, root);
     auto* o = reinterpret_cast<nb_bcast*>(s.scratch(sizeof(nb_bcast)));
     if (!o) return;
-    *o = nb_bcast{&c, bcast_cursor{buf, n, root}, 0, 0, 0};
-    if (!c.stage_tried) add_setup(s, c);
+    *o = nb_bcast{&c, bcast_cursor{buf, n, root}, 0, false, 0, 0, nullptr};
+    if (!c.stage_tried) o->setup = add_setup(s, c);
     s.on_start(nb_bcast_start, o);
+    s.on_end(nb_bcast_end, o);
     s.watch(nb_bcast_step, o);
     s.fence();
     o->p0 = static_cast<step>(s.steps());

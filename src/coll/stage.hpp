@@ -36,7 +36,7 @@ status bcast_staged(std::byte* buf, std::size_t n, int root, comm& c) noexcept;
 
 // A broadcast through the segment, moved as far as it can go without
 // waiting (the scheduled form, coll/stage_nb.cpp). Only the current user of
-// the slots may advance (c.stage_served is its ticket).
+// the slots may advance (c.stage_turns, coll/turns.hpp).
 struct bcast_cursor {
     std::byte* buf;
     std::size_t n;

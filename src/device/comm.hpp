@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "coll/turns.hpp"
 #include "device/attr.hpp"
 #include "device/rank_map.hpp"
 #include "util/handle_table.hpp"
@@ -63,9 +64,8 @@ class comm {
     bool stage_pending = false;
     std::unique_ptr<coll::stage_seg, coll::stage_deleter> stage;
     // The broadcast slots' users, blocking and scheduled, take turns in
-    // collective order: places handed out, places done (coll/stage.cpp).
-    uint64_t stage_tickets = 0;
-    uint64_t stage_served = 0;
+    // collective order (coll/turns.hpp, coll/stage.cpp).
+    coll::turns stage_turns;
     std::string name;
     attr_list attrs;        // cached attributes (callbacks run in src/api)
     uint8_t hints = 0;      // MPI_Comm_set_info assertions we keep (api/comm_info.cpp)
