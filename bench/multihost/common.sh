@@ -10,6 +10,8 @@
 # Configurations:
 #   ch4lite      Hydra, PMI-1; shm within a host, tcp;ofi_rxm over eth0
 #   ch4lite-yield  the same with CH4LITE_YIELD=1 (idle waits yield the CPU)
+#   ch4lite-ucx  Hydra; the ucx netmod's libmpi (MH_UCX_LIB) with MPICH's
+#                settings: UCX_TLS=tcp,self, UCX_NET_DEVICES=eth0
 #   ch4lite-pmix Open MPI's mpirun (its PMIx server), the same library
 #   mpich        Hydra; ch4:ucx with UCX_TLS=tcp,self (UCX's shared memory
 #                would take the bytes between the hosts, which share a kernel),
@@ -54,6 +56,10 @@ mh_job() {
       # shellcheck disable=SC2086
       "$HOSTS_SH" exec "$MH_DIR" head "$HYDRA" -localhost 198.51.100.100 -hosts "$hl" \
         -launcher ssh -launcher-exec "$SSH_SH" -n "$np" $y "$@" ;;
+    ch4lite-ucx)
+      "$HOSTS_SH" exec "$MH_DIR" head "$HYDRA" -localhost 198.51.100.100 -hosts "$hl" \
+        -launcher ssh -launcher-exec "$SSH_SH" -n "$np" -genv LD_LIBRARY_PATH "$MH_UCX_LIB" \
+        -genv UCX_TLS tcp,self -genv UCX_NET_DEVICES eth0 "$@" ;;
     mpich)
       "$HOSTS_SH" exec "$MH_DIR" head "$HYDRA" -localhost 198.51.100.100 -hosts "$hl" \
         -launcher ssh -launcher-exec "$SSH_SH" -n "$np" -genv UCX_TLS tcp,self \

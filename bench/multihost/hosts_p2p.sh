@@ -15,6 +15,10 @@ bin=$B/bench-bin
 mh_setup "$S" 2
 [ -n "$HYDRA" ] || { echo "hosts_p2p: needs mpiexec.hydra" >&2; exit 77; }
 configs="ch4lite"
+# The ucx netmod's libmpi (same programs: the MPI ABI is the library's),
+# against MPICH over the same UCX transport.
+MH_UCX_LIB=$B/ucx/lib
+[ -e "$MH_UCX_LIB/libmpi.so.1" ] && configs="$configs ch4lite-ucx"
 [ -x "$bin/mpich/latency" ] && configs="$configs mpich"
 [ -x "$bin/ompi/latency" ] && [ -n "$OMPIRUN" ] && configs="$configs ompi"
 impl() { echo "${1%%-*}"; }
@@ -37,8 +41,10 @@ done
 printf 'RATIO\thosts_latency\tch4lite/best-peer\thosts_p2p.ch4lite_us\tmin(hosts_p2p.mpich_us,hosts_p2p.ompi_us)\n'
 printf 'GOAL\thosts_latency\tch4lite/best-peer\t<=\t1\t8\n'
 printf 'RATIO\thosts_latency\tch4lite/mpich\thosts_p2p.ch4lite_us\thosts_p2p.mpich_us\n'
+printf 'RATIO\thosts_latency\tch4lite-ucx/mpich\thosts_p2p.ch4lite-ucx_us\thosts_p2p.mpich_us\n'
 printf 'RATIO\thosts_latency\tch4lite/ompi\thosts_p2p.ch4lite_us\thosts_p2p.ompi_us\n'
 printf 'RATIO\thosts_bandwidth\tch4lite/best-peer\thosts_p2p.ch4lite_MB_s\tmax(hosts_p2p.mpich_MB_s,hosts_p2p.ompi_MB_s)\n'
 printf 'GOAL\thosts_bandwidth\tch4lite/best-peer\t>=\t1\t65536..4194304\n'
 printf 'RATIO\thosts_bandwidth\tch4lite/mpich\thosts_p2p.ch4lite_MB_s\thosts_p2p.mpich_MB_s\n'
+printf 'RATIO\thosts_bandwidth\tch4lite-ucx/mpich\thosts_p2p.ch4lite-ucx_MB_s\thosts_p2p.mpich_MB_s\n'
 printf 'RATIO\thosts_bandwidth\tch4lite/ompi\thosts_p2p.ch4lite_MB_s\thosts_p2p.ompi_MB_s\n'
