@@ -187,7 +187,7 @@ status stage_attach(comm& c, stage_seg* st, const char* name, std::string& why) 
 }  // namespace
 
 bool stage_usable(comm& c) noexcept {
-    // A schedule is setting it up (add_bcast_staged): every member ran or
+    // A schedule is setting it up (add_bcast_any): every member ran or
     // will run that schedule, so its outcome comes with progress.
     if (c.stage_pending) progress_until([&] { return !c.stage_pending; });
     if (c.stage_tried) return c.stage != nullptr;
@@ -521,8 +521,8 @@ status nb_bcast_step(sched& s, void* arg) noexcept {
 }
 
 // Setting the segment up inside a schedule, the blocking stage_usable()'s
-// two rounds as steps: rank 0 makes it (when the schedule is built) and
-// sends its name to every member; each attaches and reports to rank 0,
+// two rounds as steps: rank 0 makes it (when the schedule starts,
+// setup_begin) and sends its name to every member; each attaches and reports to rank 0,
 // which sends the verdict back; then every member keeps the segment or
 // drops it. Until then c.stage_pending holds off every other user.
 struct nb_setup {
