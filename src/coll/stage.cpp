@@ -646,7 +646,7 @@ void add_bcast_any(sched& s, std::byte* buf, std::size_t n, int root, bool may_s
     s.watch(nb_bcast_step, o);
     s.fence();
     o->p0 = static_cast<step>(s.steps());
-    add_bcast(s, buf, n, root);
+    if (!c.stage) add_bcast(s, buf, n, root);  // a segment, once made, stays: W never takes P
     o->p1 = static_cast<step>(s.steps());
 }
 
