@@ -122,7 +122,7 @@ class sched : public dev::request_ext {
     // must repeat alike (decide from data all of them have).
     void rewind(step first) noexcept;
     // A call step that is polled until it is done (a local state machine,
-    // e.g. a staged broadcast through a shared segment: coll/stage_nb.cpp):
+    // e.g. a staged broadcast through a shared segment: coll/stage.cpp):
     // fn returns status::again while not done, and runs again at every poll
     // of the schedule (never re-entrantly); ok: done; another status: the
     // schedule fails with it. It is polled to its end even after another

@@ -59,8 +59,9 @@ class comm {
     // Staging segment, set up (collectively) by the first collective that
     // wants it; null when that failed or was never tried (stage_tried).
     bool stage_tried = false;
-    // A nonblocking collective is setting it up (coll/stage.cpp, "Set up by
-    // a schedule"): a member that wants it waits for the outcome first.
+    // A nonblocking collective is setting it up (coll/stage.cpp, add_setup;
+    // docs/collectives-staged.md, "Scheduled broadcast"): a member that
+    // wants it waits for the outcome first.
     bool stage_pending = false;
     std::unique_ptr<coll::stage_seg, coll::stage_deleter> stage;
     // The broadcast slots' users, blocking and scheduled, take turns in
