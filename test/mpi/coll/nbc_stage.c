@@ -17,6 +17,7 @@
  *   - a member that cannot attach the segment (out of file descriptors):
  *     every member takes the point-to-point steps of that Ibcast, and later
  *     broadcasts on that communicator too (it never tries again);
+ *   - a strided datatype (packed before the staged steps, unpacked after);
  *   - a reader whose count is short of the root's: MPI_ERR_TRUNCATE for that
  *     rank only (MPI_ERRORS_RETURN), what fits delivered, and the next
  *     broadcasts still right (the chunk counters stayed in step).
@@ -154,6 +155,27 @@ static void persistent_before(void) {
     CHECK_MPI(MPI_Comm_free(&c));
 }
 
+/* Every other int of 2 x 60000: the root packs before the staged steps,
+ * the readers unpack after them; the gaps stay untouched. */
+static void strided(MPI_Comm c) {
+    enum { N = 60000 };
+    int* v = malloc(2 * N * sizeof(int));
+    MPI_Datatype t;
+    CHECK_MPI(MPI_Type_vector(N, 1, 2, MPI_INT, &t));
+    CHECK_MPI(MPI_Type_commit(&t));
+    for (int it = 0; it < 3; ++it) {
+        const int root = it % p;
+        for (int i = 0; i < 2 * N; ++i) v[i] = me == root || i % 2 ? i * 7 + it : -1;
+        MPI_Request r;
+        CHECK_MPI(MPI_Ibcast(v, 1, t, root, c, &r));
+        CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 2 * N; ++i)
+            CHECK(v[i] == i * 7 + it, "strided Ibcast from %d: element %d is %d", root, i, v[i]);
+    }
+    CHECK_MPI(MPI_Type_free(&t));
+    free(v);
+}
+
 /* Rank p-1 has no file descriptor left when the first Ibcast of a fresh
  * communicator sets the segment up: its attach fails, and every member
  * must take the point-to-point branch (one that kept the segment would
@@ -231,6 +253,7 @@ int main(int argc, char** argv) {
     persistent(c);
     persistent_before();
     no_segment();
+    strided(c);
     short_reader(c);
     CHECK_MPI(MPI_Comm_free(&c));
     if (me == 0) printf("nbc_stage: ok (%d ranks)\n", p);
