@@ -96,12 +96,14 @@ void unexpected_hook(util::gc_mode mode, void*) {
     (void)queues().drop_unexpected_if(context_stale);
 }
 
-// A send's packed copy (its stage: typed.cpp) stays with the request until
-// the request is freed (MPI_Wait/MPI_Test, or at completion when released),
-// but once the send completed nothing reads it again: give the pooled ones
-// back. Returns how many.
+// A request's packed copy (its stage: typed.cpp) from the stage pool, not
+// the heap.
 bool pooled_stage(const request* r) noexcept { return r->stage && !(r->flags & rf_stage_heap); }
 
+// A send's packed copy stays with the request until the request is freed
+// (MPI_Wait/MPI_Test, or at completion when released), but once the send
+// completed nothing reads it again: give the pooled ones back. Returns how
+// many.
 int release_done_stages() noexcept {
     int n = 0;
     request_pool().for_each_in_use([&](request* r) {

@@ -31,7 +31,13 @@
 
 static int me, p;
 
-static void fill(char* b, size_t n, int seed) { mt_fill(b, n, seed); }
+/* A broadcast buffer: the root's holds the pattern of `seed`, the others' zeros. */
+static void prepare(void* b, size_t n, int root, int seed) {
+    if (me == root)
+        mt_fill(b, n, seed);
+    else
+        memset(b, 0, n);
+}
 static void expect(const char* b, size_t n, int seed, const char* what) {
     const size_t bad = mt_verify(b, n, seed);
     CHECK(bad == 0, "%s: %zu bytes, first wrong byte %zu", what, n, bad - 1);
@@ -44,8 +50,8 @@ static void first_is_nonblocking(void) {
     const size_t n1 = 300000, n2 = 70000;
     char* a = malloc(n1);
     char* b = malloc(n2);
-    if (me == 0) fill(a, n1, 1); else memset(a, 0, n1);
-    if (me == p - 1) fill(b, n2, 2); else memset(b, 0, n2);
+    prepare(a, n1, 0, 1);
+    prepare(b, n2, p - 1, 2);
     MPI_Request r;
     CHECK_MPI(MPI_Ibcast(a, (int)n1, MPI_CHAR, 0, c, &r));
     /* Ranks reach the blocking call at different times. */
@@ -75,10 +81,10 @@ static void many(MPI_Comm c, int polled) {
     for (int k = 0; k < NB; ++k) {
         buf[k] = malloc(sizes[k]);
         const int root = (k * 3) % p;
-        if (me == root) fill(buf[k], sizes[k], 10 + k); else memset(buf[k], 0, sizes[k]);
+        prepare(buf[k], sizes[k], root, 10 + k);
         CHECK_MPI(MPI_Ibcast(buf[k], (int)sizes[k], MPI_CHAR, root, c, &r[k]));
         if (k == NB / 2) {  /* blocking calls in the middle of the queue */
-            if (me == 1 % p) fill(m, mid, 99); else memset(m, 0, mid);
+            prepare(m, mid, 1 % p, 99);
             CHECK_MPI(MPI_Bcast(m, (int)mid, MPI_CHAR, 1 % p, c));
             CHECK_MPI(MPI_Allreduce(&in, &sum, 1, MPI_INT, MPI_SUM, c));
         }
@@ -113,8 +119,8 @@ static void persistent(MPI_Comm c) {
     MPI_Request pr;
     CHECK_MPI(MPI_Bcast_init(a, (int)n, MPI_CHAR, p - 1, c, MPI_INFO_NULL, &pr));
     for (int it = 0; it < 50; ++it) {
-        if (me == p - 1) fill(a, n, 200 + it); else memset(a, 0, n);
-        if (me == 0) fill(b, n2, 300 + it); else memset(b, 0, n2);
+        prepare(a, n, p - 1, 200 + it);
+        prepare(b, n2, 0, 300 + it);
         MPI_Request r;
         if (it % 2) CHECK_MPI(MPI_Ibcast(b, (int)n2, MPI_CHAR, 0, c, &r));
         CHECK_MPI(MPI_Start(&pr));
@@ -140,12 +146,12 @@ static void persistent_before(void) {
     for (int it = 0; it < 3; ++it) {
         if (it == 1) {  /* now the communicator gets its segment */
             char* b = malloc(n);
-            if (me == 0) fill(b, n, 400); else memset(b, 0, n);
+            prepare(b, n, 0, 400);
             CHECK_MPI(MPI_Bcast(b, (int)n, MPI_CHAR, 0, c));
             expect(b, n, 400, "blocking Bcast that makes the segment");
             free(b);
         }
-        if (me == 0) fill(a, n, 410 + it); else memset(a, 0, n);
+        prepare(a, n, 0, 410 + it);
         CHECK_MPI(MPI_Start(&pr));
         CHECK_MPI(MPI_Wait(&pr, MPI_STATUS_IGNORE));
         expect(a, n, 410 + it, "Bcast_init made before the segment");
@@ -196,7 +202,7 @@ static void no_segment(void) {
         while (nfd < 4096 && (fd = dup(0)) >= 0) fds[nfd++] = fd;
     }
     for (int k = 0; k < 2; ++k) {
-        if (me == k % p) fill(a, n, 600 + k); else memset(a, 0, n);
+        prepare(a, n, k % p, 600 + k);
         MPI_Request r;
         CHECK_MPI(MPI_Ibcast(a, (int)n, MPI_CHAR, k % p, c, &r));
         CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
@@ -204,7 +210,7 @@ static void no_segment(void) {
     }
     for (int i = 0; i < nfd; ++i) close(fds[i]);
     if (me == p - 1) CHECK(setrlimit(RLIMIT_NOFILE, &old) == 0, "setrlimit back");
-    if (me == 1) fill(a, n, 610); else memset(a, 0, n);
+    prepare(a, n, 1, 610);
     CHECK_MPI(MPI_Bcast(a, (int)n, MPI_CHAR, 1, c));
     expect(a, n, 610, "Bcast on a communicator without segment");
     free(a);
@@ -217,7 +223,7 @@ static void short_reader(MPI_Comm c) {
     const size_t n = 400000, shortn = 100000;
     char* a = malloc(n);
     CHECK_MPI(MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN));
-    if (me == 0) fill(a, n, 500); else memset(a, 0, n);
+    prepare(a, n, 0, 500);
     const int mine = me == p - 1 ? (int)shortn : (int)n;
     MPI_Request r;
     CHECK_MPI(MPI_Ibcast(a, mine, MPI_CHAR, 0, c, &r));
@@ -233,7 +239,7 @@ static void short_reader(MPI_Comm c) {
     }
     /* The counters stayed in step: the next broadcasts are right. */
     for (int k = 0; k < 3; ++k) {
-        if (me == k % p) fill(a, n, 510 + k); else memset(a, 0, n);
+        prepare(a, n, k % p, 510 + k);
         CHECK_MPI(MPI_Ibcast(a, (int)n, MPI_CHAR, k % p, c, &r));
         CHECK_MPI(MPI_Wait(&r, MPI_STATUS_IGNORE));
         expect(a, n, 510 + k, "Ibcast after a truncated one");
