@@ -47,13 +47,13 @@ struct table {
         set(0x208, one("MPI_SHORT", sizeof(short), alignof(short), K::int16));
         set(0x209, one("MPI_INT", 4, 4, K::int32));
         set(0x20a, one("MPI_LONG", sizeof(long), alignof(long), K::int64));
-        set(0x20b, one("MPI_LONG_LONG", 8, alignof(long long), K::int64));
+        set(0x20b, one("MPI_LONG_LONG_INT", 8, alignof(long long), K::int64));
         set(0x20c, one("MPI_UNSIGNED_SHORT", 2, 2, K::uint16));
         set(0x20d, one("MPI_UNSIGNED", 4, 4, K::uint32));
         set(0x20e, one("MPI_UNSIGNED_LONG", sizeof(long), alignof(long), K::uint64));
         set(0x20f, one("MPI_UNSIGNED_LONG_LONG", 8, alignof(long long), K::uint64));
         set(0x210, one("MPI_FLOAT", 4, 4, K::float32));
-        set(0x212, one("MPI_C_FLOAT_COMPLEX", 8, 4, K::complex32));
+        set(0x212, one("MPI_C_COMPLEX", 8, 4, K::complex32));
         set(0x213, one("MPI_CXX_FLOAT_COMPLEX", 8, 4, K::complex32));
         set(0x214, one("MPI_DOUBLE", 8, alignof(double), K::float64));
         set(0x216, one("MPI_C_DOUBLE_COMPLEX", 16, alignof(double), K::complex64));

@@ -295,7 +295,7 @@ int main(int argc, char** argv) {
     chk_short(MPI_SHORT, "MPI_SHORT", ALL(int_ops));
     chk_int(MPI_INT, "MPI_INT", ALL(int_ops));
     chk_long(MPI_LONG, "MPI_LONG", ALL(int_ops));
-    chk_llong(MPI_LONG_LONG, "MPI_LONG_LONG", ALL(int_ops));
+    chk_llong(MPI_LONG_LONG, "MPI_LONG_LONG_INT", ALL(int_ops));
     chk_schar(MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR", ALL(int_ops));
     chk_i8(MPI_INT8_T, "MPI_INT8_T", ALL(int_ops));
     chk_i16(MPI_INT16_T, "MPI_INT16_T", ALL(int_ops));
@@ -325,7 +325,7 @@ int main(int argc, char** argv) {
     chk_double(MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", ALL(real_ops));
     chk_float(MPI_REAL4, "MPI_REAL4", ALL(real_ops));
     chk_double(MPI_REAL8, "MPI_REAL8", ALL(real_ops));
-    chk_fcplx(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX", ALL(cplx_ops));
+    chk_fcplx(MPI_C_FLOAT_COMPLEX, "MPI_C_COMPLEX", ALL(cplx_ops));
     chk_dcplx(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX", ALL(cplx_ops));
     chk_ldcplx(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX", ALL(cplx_ops));
     chk_fcplx(MPI_COMPLEX, "MPI_COMPLEX", ALL(cplx_ops));

@@ -46,7 +46,7 @@ static void sizes(void) {
                {MPI_INT, "MPI_INT", 4},
                {MPI_LONG, "MPI_LONG", 4},
                {MPI_UNSIGNED_LONG, "MPI_UNSIGNED_LONG", 4},
-               {MPI_LONG_LONG, "MPI_LONG_LONG", 8},
+               {MPI_LONG_LONG, "MPI_LONG_LONG_INT", 8},
                {MPI_INT64_T, "MPI_INT64_T", 8},
                {MPI_WCHAR, "MPI_WCHAR", 2},
                {MPI_C_BOOL, "MPI_C_BOOL", 1},
