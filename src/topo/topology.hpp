@@ -65,8 +65,8 @@ topology make_cart(int ndims, const int* dims, const int* periods, int rank, int
 
 // MPI_Dims_create's search: fills dims[i] == 0 with the most balanced
 // factorization of nnodes / (product of the nonzero dims[i]) — smallest
-// spread (largest - smallest), then lexicographically smallest —
-// in nonincreasing order. Inputs already checked (nnodes >= 1, dims[i] >= 0,
+// spread (largest - smallest), then the largest smallest entry, then the
+// largest next smallest, ... (MPICH's choice) — in nonincreasing order. Inputs already checked (nnodes >= 1, dims[i] >= 0,
 // the fixed product divides nnodes).
 void dims_fill(int nnodes, int ndims, int* dims);
 
