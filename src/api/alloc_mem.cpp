@@ -36,6 +36,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Alloc_mem)
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (size < 0) CH4_FAIL_SELF(MPI_ERR_SIZE, "invalid size %lld: must be >= 0", static_cast<long long>(size));
     if (!baseptr) CH4_FAIL_SELF(MPI_ERR_ARG, "baseptr (output) is NULL");
@@ -58,6 +59,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr) {
 
 CH4_PMPI(MPI_Free_mem)
 int MPI_Free_mem(void* base) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     auto it = g_blocks.find(base);
     if (it == g_blocks.end())

@@ -20,24 +20,28 @@ extern "C" {
 CH4_PMPI(MPI_Keyval_create)
 int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn, int* keyval,
                       void* extra_state) {
+    CH4_API_LOCK();
     return api::comm_create_keyval(__func__, copy_fn, delete_fn, keyval, extra_state);
 }
 
 CH4_PMPI(MPI_Keyval_free)
-int MPI_Keyval_free(int* keyval) { return api::comm_free_keyval(__func__, keyval); }
+int MPI_Keyval_free(int* keyval) { CH4_API_LOCK(); return api::comm_free_keyval(__func__, keyval); }
 
 CH4_PMPI(MPI_Attr_put)
 int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val) {
+    CH4_API_LOCK();
     return api::comm_set_attr(__func__, comm, keyval, attribute_val);
 }
 
 CH4_PMPI(MPI_Attr_get)
 int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+    CH4_API_LOCK();
     return api::comm_get_attr(__func__, comm, keyval, attribute_val, flag);
 }
 
 CH4_PMPI(MPI_Attr_delete)
 int MPI_Attr_delete(MPI_Comm comm, int keyval) {
+    CH4_API_LOCK();
     return api::comm_delete_attr(__func__, comm, keyval);
 }
 

@@ -35,13 +35,15 @@ int comm_barrier(const char* fn, MPI_Comm comm) noexcept {
 
 extern "C" {
 CH4_PMPI(MPI_Barrier)
-int MPI_Barrier(MPI_Comm comm) { return barrier(__func__, form::blocking, comm, MPI_INFO_NULL, nullptr); }
+int MPI_Barrier(MPI_Comm comm) { CH4_API_LOCK(); return barrier(__func__, form::blocking, comm, MPI_INFO_NULL, nullptr); }
 CH4_PMPI(MPI_Ibarrier)
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return barrier(__func__, form::nonblocking, comm, MPI_INFO_NULL, request);
 }
 CH4_PMPI(MPI_Barrier_init)
 int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return barrier(__func__, form::persistent, comm, info, request);
 }
 }

@@ -135,18 +135,21 @@ extern "C" {
 CH4_PMPI(MPI_Allgather)
 int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return allgather(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Allgather_c)
 int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                     void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return allgather(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Iallgather)
 int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return allgather(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -154,6 +157,7 @@ CH4_PMPI(MPI_Iallgather_c)
 int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request* request) {
+    CH4_API_LOCK();
     return allgather(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -161,6 +165,7 @@ CH4_PMPI(MPI_Allgather_init)
 int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                        MPI_Request* request) {
+    CH4_API_LOCK();
     return allgather(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, info, request);
 }
@@ -168,6 +173,7 @@ CH4_PMPI(MPI_Allgather_init_c)
 int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return allgather(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                      recvtype, comm, info, request);
 }
@@ -175,6 +181,7 @@ CH4_PMPI(MPI_Allgatherv)
 int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                    MPI_Comm comm) {
+    CH4_API_LOCK();
     return allgatherv(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                       displs, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
@@ -182,6 +189,7 @@ CH4_PMPI(MPI_Allgatherv_c)
 int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                      void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                      MPI_Datatype recvtype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return allgatherv(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                       displs, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
@@ -189,6 +197,7 @@ CH4_PMPI(MPI_Iallgatherv)
 int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return allgatherv(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf,
                       recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -196,6 +205,7 @@ CH4_PMPI(MPI_Iallgatherv_c)
 int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return allgatherv(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf,
                       recvcounts, displs, recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -203,6 +213,7 @@ CH4_PMPI(MPI_Allgatherv_init)
 int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                         MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return allgatherv(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf,
                       recvcounts, displs, recvtype, comm, info, request);
 }
@@ -211,6 +222,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
                           void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                           MPI_Request* request) {
+    CH4_API_LOCK();
     return allgatherv(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf,
                       recvcounts, displs, recvtype, comm, info, request);
 }

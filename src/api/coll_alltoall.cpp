@@ -114,24 +114,28 @@ extern "C" {
 CH4_PMPI(MPI_Alltoall)
 int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return alltoall(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Alltoall_c)
 int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return alltoall(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Ialltoall)
 int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoall(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, request);
 }
 CH4_PMPI(MPI_Ialltoall_c)
 int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoall(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -139,6 +143,7 @@ CH4_PMPI(MPI_Alltoall_init)
 int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                       MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoall(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, info, request);
 }
@@ -146,6 +151,7 @@ CH4_PMPI(MPI_Alltoall_init_c)
 int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoall(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                     recvtype, comm, info, request);
 }
@@ -153,6 +159,7 @@ CH4_PMPI(MPI_Alltoallv)
 int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return alltoallv(__func__, form::blocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
@@ -160,6 +167,7 @@ CH4_PMPI(MPI_Alltoallv_c)
 int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                     MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return alltoallv(__func__, form::blocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, nullptr);
 }
@@ -167,6 +175,7 @@ CH4_PMPI(MPI_Ialltoallv)
 int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallv(__func__, form::nonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -175,6 +184,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
                      MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallv(__func__, form::nonblocking, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm, MPI_INFO_NULL, request);
 }
@@ -183,6 +193,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
                        MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                        MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallv(__func__, form::persistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm, info, request);
 }
@@ -192,6 +203,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                          MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallv(__func__, form::persistent, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                      recvcounts, rdispls, recvtype, comm, info, request);
 }

@@ -108,6 +108,7 @@ CH4_PMPI(MPI_Alltoallw)
 int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
@@ -115,6 +116,7 @@ CH4_PMPI(MPI_Alltoallw_c)
 int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                     const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, nullptr);
 }
@@ -123,6 +125,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
                    const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                    MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
@@ -131,6 +134,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                      MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, MPI_INFO_NULL, request);
 }
@@ -139,6 +143,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                        MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, info, request);
 }
@@ -148,6 +153,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                          MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                      recvcounts, rdispls, recvtypes, comm, info, request);
 }

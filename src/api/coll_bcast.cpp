@@ -44,30 +44,36 @@ int bcast(const char* fn, form f, void* buf, int64_t count, MPI_Datatype dt, int
 extern "C" {
 CH4_PMPI(MPI_Bcast)
 int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return bcast(__func__, form::blocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Bcast_c)
 int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return bcast(__func__, form::blocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Ibcast)
 int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request* request) {
+    CH4_API_LOCK();
     return bcast(__func__, form::nonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
 }
 CH4_PMPI(MPI_Ibcast_c)
 int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  MPI_Request* request) {
+    CH4_API_LOCK();
     return bcast(__func__, form::nonblocking, buffer, count, datatype, root, comm, MPI_INFO_NULL, request);
 }
 CH4_PMPI(MPI_Bcast_init)
 int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                    MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return bcast(__func__, form::persistent, buffer, count, datatype, root, comm, info, request);
 }
 CH4_PMPI(MPI_Bcast_init_c)
 int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                      MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return bcast(__func__, form::persistent, buffer, count, datatype, root, comm, info, request);
 }
 }

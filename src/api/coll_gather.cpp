@@ -137,18 +137,21 @@ extern "C" {
 CH4_PMPI(MPI_Gather)
 int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return gather(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Gather_c)
 int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                  MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return gather(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Igather)
 int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return gather(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -156,6 +159,7 @@ CH4_PMPI(MPI_Igather_c)
 int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request* request) {
+    CH4_API_LOCK();
     return gather(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -163,6 +167,7 @@ CH4_PMPI(MPI_Gather_init)
 int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                     MPI_Request* request) {
+    CH4_API_LOCK();
     return gather(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm, info, request);
 }
@@ -170,6 +175,7 @@ CH4_PMPI(MPI_Gather_init_c)
 int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return gather(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                   recvtype, root, comm, info, request);
 }
@@ -177,6 +183,7 @@ CH4_PMPI(MPI_Gatherv)
 int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
+    CH4_API_LOCK();
     return gatherv(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                    displs, recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
@@ -184,6 +191,7 @@ CH4_PMPI(MPI_Gatherv_c)
 int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                   int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return gatherv(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                    displs, recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
@@ -191,6 +199,7 @@ CH4_PMPI(MPI_Igatherv)
 int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return gatherv(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                    displs, recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -198,6 +207,7 @@ CH4_PMPI(MPI_Igatherv_c)
 int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                    int root, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return gatherv(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                    displs, recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -205,6 +215,7 @@ CH4_PMPI(MPI_Gatherv_init)
 int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return gatherv(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                    displs, recvtype, root, comm, info, request);
 }
@@ -213,6 +224,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
                        void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                        MPI_Request* request) {
+    CH4_API_LOCK();
     return gatherv(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                    displs, recvtype, root, comm, info, request);
 }

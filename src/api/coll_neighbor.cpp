@@ -284,97 +284,127 @@ int alltoallw(const char* fn, form f, const void* sendbuf, const C* scounts, con
 extern "C" {
 
 NB_ALLGATHER(MPI_Neighbor_allgather, int) {
+    CH4_API_LOCK();
     return uniform(__func__, form::blocking, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, BLK);
 }
 NB_ALLGATHER(MPI_Neighbor_allgather_c, MPI_Count) {
+    CH4_API_LOCK();
     return uniform(__func__, form::blocking, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, BLK);
 }
 NB_ALLGATHER(MPI_Ineighbor_allgather, int, , MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::nonblocking, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NBK);
 }
 NB_ALLGATHER(MPI_Ineighbor_allgather_c, MPI_Count, , MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::nonblocking, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NBK);
 }
 NB_ALLGATHER(MPI_Neighbor_allgather_init, int, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::persistent, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, PST);
 }
 NB_ALLGATHER(MPI_Neighbor_allgather_init_c, MPI_Count, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::persistent, false, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, PST);
 }
 
 NB_ALLGATHER(MPI_Neighbor_alltoall, int) {
+    CH4_API_LOCK();
     return uniform(__func__, form::blocking, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, BLK);
 }
 NB_ALLGATHER(MPI_Neighbor_alltoall_c, MPI_Count) {
+    CH4_API_LOCK();
     return uniform(__func__, form::blocking, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, BLK);
 }
 NB_ALLGATHER(MPI_Ineighbor_alltoall, int, , MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::nonblocking, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NBK);
 }
 NB_ALLGATHER(MPI_Ineighbor_alltoall_c, MPI_Count, , MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::nonblocking, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NBK);
 }
 NB_ALLGATHER(MPI_Neighbor_alltoall_init, int, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::persistent, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, PST);
 }
 NB_ALLGATHER(MPI_Neighbor_alltoall_init_c, MPI_Count, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return uniform(__func__, form::persistent, true, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, PST);
 }
 
 NB_ALLGATHERV(MPI_Neighbor_allgatherv, int, int) {
+    CH4_API_LOCK();
     return vary<int, int>(__func__, form::blocking, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, recvtype, comm, BLK);
 }
 NB_ALLGATHERV(MPI_Neighbor_allgatherv_c, MPI_Count, MPI_Aint) {
+    CH4_API_LOCK();
     return vary<MPI_Count, MPI_Aint>(__func__, form::blocking, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, recvtype, comm, BLK);
 }
 NB_ALLGATHERV(MPI_Ineighbor_allgatherv, int, int, , MPI_Request* request) {
+    CH4_API_LOCK();
     return vary<int, int>(__func__, form::nonblocking, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, recvtype, comm, NBK);
 }
 NB_ALLGATHERV(MPI_Ineighbor_allgatherv_c, MPI_Count, MPI_Aint, , MPI_Request* request) {
+    CH4_API_LOCK();
     return vary<MPI_Count, MPI_Aint>(__func__, form::nonblocking, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, recvtype, comm, NBK);
 }
 NB_ALLGATHERV(MPI_Neighbor_allgatherv_init, int, int, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return vary<int, int>(__func__, form::persistent, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, recvtype, comm, PST);
 }
 NB_ALLGATHERV(MPI_Neighbor_allgatherv_init_c, MPI_Count, MPI_Aint, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return vary<MPI_Count, MPI_Aint>(__func__, form::persistent, sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcounts, displs, recvtype, comm, PST);
 }
 
 NB_ALLTOALLV(MPI_Neighbor_alltoallv, int, int) {
+    CH4_API_LOCK();
     return vary(__func__, form::blocking, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, BLK);
 }
 NB_ALLTOALLV(MPI_Neighbor_alltoallv_c, MPI_Count, MPI_Aint) {
+    CH4_API_LOCK();
     return vary(__func__, form::blocking, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, BLK);
 }
 NB_ALLTOALLV(MPI_Ineighbor_alltoallv, int, int, , MPI_Request* request) {
+    CH4_API_LOCK();
     return vary(__func__, form::nonblocking, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NBK);
 }
 NB_ALLTOALLV(MPI_Ineighbor_alltoallv_c, MPI_Count, MPI_Aint, , MPI_Request* request) {
+    CH4_API_LOCK();
     return vary(__func__, form::nonblocking, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NBK);
 }
 NB_ALLTOALLV(MPI_Neighbor_alltoallv_init, int, int, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return vary(__func__, form::persistent, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, PST);
 }
 NB_ALLTOALLV(MPI_Neighbor_alltoallv_init_c, MPI_Count, MPI_Aint, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return vary(__func__, form::persistent, sendbuf, 0, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, PST);
 }
 
 NB_ALLTOALLW(MPI_Neighbor_alltoallw, int) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, BLK);
 }
 NB_ALLTOALLW(MPI_Neighbor_alltoallw_c, MPI_Count) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::blocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, BLK);
 }
 NB_ALLTOALLW(MPI_Ineighbor_alltoallw, int, , MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NBK);
 }
 NB_ALLTOALLW(MPI_Ineighbor_alltoallw_c, MPI_Count, , MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::nonblocking, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NBK);
 }
 NB_ALLTOALLW(MPI_Neighbor_alltoallw_init, int, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, PST);
 }
 NB_ALLTOALLW(MPI_Neighbor_alltoallw_init_c, MPI_Count, , MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return alltoallw(__func__, form::persistent, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, PST);
 }
 

@@ -80,6 +80,7 @@ int reduction_call(const char* fn, form f, kind k, const void* sendbuf, void* re
     CH4_PMPI(name)                                                                              \
     int name(const void* sendbuf, void* recvbuf, CNT count, MPI_Datatype datatype, MPI_Op op,   \
              MPI_Comm comm) {                                                                   \
+        CH4_API_LOCK();                                                                         \
         return reduction_call(__func__, form::blocking, K, sendbuf, recvbuf, count, datatype, op, \
                               0, comm, MPI_INFO_NULL, nullptr);                                 \
     }
@@ -87,6 +88,7 @@ int reduction_call(const char* fn, form f, kind k, const void* sendbuf, void* re
     CH4_PMPI(name)                                                                                 \
     int name(const void* sendbuf, void* recvbuf, CNT count, MPI_Datatype datatype, MPI_Op op,      \
              MPI_Comm comm, MPI_Request* request) {                                                \
+        CH4_API_LOCK();                                                                            \
         return reduction_call(__func__, form::nonblocking, K, sendbuf, recvbuf, count, datatype,   \
                               op, 0, comm, MPI_INFO_NULL, request);                                \
     }
@@ -94,6 +96,7 @@ int reduction_call(const char* fn, form f, kind k, const void* sendbuf, void* re
     CH4_PMPI(name)                                                                                 \
     int name(const void* sendbuf, void* recvbuf, CNT count, MPI_Datatype datatype, MPI_Op op,      \
              MPI_Comm comm, MPI_Info info, MPI_Request* request) {                                 \
+        CH4_API_LOCK();                                                                            \
         return reduction_call(__func__, form::persistent, K, sendbuf, recvbuf, count, datatype,    \
                               op, 0, comm, info, request);                                         \
     }
@@ -102,36 +105,42 @@ extern "C" {
 CH4_PMPI(MPI_Reduce)
 int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return reduction_call(__func__, form::blocking, kind::reduce, sendbuf, recvbuf, count, datatype,
                           op, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Reduce_c)
 int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                  MPI_Op op, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return reduction_call(__func__, form::blocking, kind::reduce, sendbuf, recvbuf, count, datatype,
                           op, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Ireduce)
 int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return reduction_call(__func__, form::nonblocking, kind::reduce, sendbuf, recvbuf, count,
                           datatype, op, root, comm, MPI_INFO_NULL, request);
 }
 CH4_PMPI(MPI_Ireduce_c)
 int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                   MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return reduction_call(__func__, form::nonblocking, kind::reduce, sendbuf, recvbuf, count,
                           datatype, op, root, comm, MPI_INFO_NULL, request);
 }
 CH4_PMPI(MPI_Reduce_init)
 int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return reduction_call(__func__, form::persistent, kind::reduce, sendbuf, recvbuf, count,
                           datatype, op, root, comm, info, request);
 }
 CH4_PMPI(MPI_Reduce_init_c)
 int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
                       MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return reduction_call(__func__, form::persistent, kind::reduce, sendbuf, recvbuf, count,
                           datatype, op, root, comm, info, request);
 }

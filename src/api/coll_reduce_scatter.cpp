@@ -93,12 +93,14 @@ extern "C" {
 CH4_PMPI(MPI_Reduce_scatter_block)
 int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    CH4_API_LOCK();
     return reduce_scatter_block(__func__, form::blocking, sendbuf, recvbuf, recvcount, datatype, op,
                                 comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Reduce_scatter_block_c)
 int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    CH4_API_LOCK();
     return reduce_scatter_block(__func__, form::blocking, sendbuf, recvbuf, recvcount, datatype, op,
                                 comm, MPI_INFO_NULL, nullptr);
 }
@@ -106,6 +108,7 @@ CH4_PMPI(MPI_Ireduce_scatter_block)
 int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_block(__func__, form::nonblocking, sendbuf, recvbuf, recvcount, datatype,
                                 op, comm, MPI_INFO_NULL, request);
 }
@@ -113,6 +116,7 @@ CH4_PMPI(MPI_Ireduce_scatter_block_c)
 int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                 MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_block(__func__, form::nonblocking, sendbuf, recvbuf, recvcount, datatype,
                                 op, comm, MPI_INFO_NULL, request);
 }
@@ -120,6 +124,7 @@ CH4_PMPI(MPI_Reduce_scatter_block_init)
 int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                   MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_block(__func__, form::persistent, sendbuf, recvbuf, recvcount, datatype,
                                 op, comm, info, request);
 }
@@ -127,30 +132,35 @@ CH4_PMPI(MPI_Reduce_scatter_block_init_c)
 int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_block(__func__, form::persistent, sendbuf, recvbuf, recvcount, datatype,
                                 op, comm, info, request);
 }
 CH4_PMPI(MPI_Reduce_scatter)
 int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    CH4_API_LOCK();
     return reduce_scatter_v(__func__, form::blocking, sendbuf, recvbuf, recvcounts, datatype, op,
                             comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Reduce_scatter_c)
 int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    CH4_API_LOCK();
     return reduce_scatter_v(__func__, form::blocking, sendbuf, recvbuf, recvcounts, datatype, op,
                             comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Ireduce_scatter)
 int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_v(__func__, form::nonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
                             comm, MPI_INFO_NULL, request);
 }
 CH4_PMPI(MPI_Ireduce_scatter_c)
 int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_v(__func__, form::nonblocking, sendbuf, recvbuf, recvcounts, datatype, op,
                             comm, MPI_INFO_NULL, request);
 }
@@ -158,6 +168,7 @@ CH4_PMPI(MPI_Reduce_scatter_init)
 int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[],
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                             MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_v(__func__, form::persistent, sendbuf, recvbuf, recvcounts, datatype, op,
                             comm, info, request);
 }
@@ -165,6 +176,7 @@ CH4_PMPI(MPI_Reduce_scatter_init_c)
 int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                               MPI_Request* request) {
+    CH4_API_LOCK();
     return reduce_scatter_v(__func__, form::persistent, sendbuf, recvbuf, recvcounts, datatype, op,
                             comm, info, request);
 }

@@ -131,18 +131,21 @@ extern "C" {
 CH4_PMPI(MPI_Scatter)
 int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return scatter(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Scatter_c)
 int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return scatter(__func__, form::blocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
 CH4_PMPI(MPI_Iscatter)
 int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return scatter(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -150,6 +153,7 @@ CH4_PMPI(MPI_Iscatter_c)
 int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request* request) {
+    CH4_API_LOCK();
     return scatter(__func__, form::nonblocking, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -157,6 +161,7 @@ CH4_PMPI(MPI_Scatter_init)
 int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                      MPI_Request* request) {
+    CH4_API_LOCK();
     return scatter(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, info, request);
 }
@@ -164,6 +169,7 @@ CH4_PMPI(MPI_Scatter_init_c)
 int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return scatter(__func__, form::persistent, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                    recvtype, root, comm, info, request);
 }
@@ -171,6 +177,7 @@ CH4_PMPI(MPI_Scatterv)
 int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return scatterv(__func__, form::blocking, sendbuf, sendcounts, displs, sendtype, recvbuf,
                     recvcount, recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
@@ -178,6 +185,7 @@ CH4_PMPI(MPI_Scatterv_c)
 int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                    MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                    MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    CH4_API_LOCK();
     return scatterv(__func__, form::blocking, sendbuf, sendcounts, displs, sendtype, recvbuf,
                     recvcount, recvtype, root, comm, MPI_INFO_NULL, nullptr);
 }
@@ -185,6 +193,7 @@ CH4_PMPI(MPI_Iscatterv)
 int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return scatterv(__func__, form::nonblocking, sendbuf, sendcounts, displs, sendtype, recvbuf,
                     recvcount, recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -192,6 +201,7 @@ CH4_PMPI(MPI_Iscatterv_c)
 int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return scatterv(__func__, form::nonblocking, sendbuf, sendcounts, displs, sendtype, recvbuf,
                     recvcount, recvtype, root, comm, MPI_INFO_NULL, request);
 }
@@ -199,6 +209,7 @@ CH4_PMPI(MPI_Scatterv_init)
 int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[],
                       MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return scatterv(__func__, form::persistent, sendbuf, sendcounts, displs, sendtype, recvbuf,
                     recvcount, recvtype, root, comm, info, request);
 }
@@ -207,6 +218,7 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
                         MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                         MPI_Request* request) {
+    CH4_API_LOCK();
     return scatterv(__func__, form::persistent, sendbuf, sendcounts, displs, sendtype, recvbuf,
                     recvcount, recvtype, root, comm, info, request);
 }

@@ -197,24 +197,28 @@ CH4_PMPI(MPI_Comm_create_keyval)
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn,
                            MPI_Comm_delete_attr_function* delete_fn, int* comm_keyval,
                            void* extra_state) {
+    CH4_API_LOCK();
     return api::comm_create_keyval(__func__, copy_fn, delete_fn, comm_keyval, extra_state);
 }
 
 CH4_PMPI(MPI_Comm_free_keyval)
-int MPI_Comm_free_keyval(int* comm_keyval) { return api::comm_free_keyval(__func__, comm_keyval); }
+int MPI_Comm_free_keyval(int* comm_keyval) { CH4_API_LOCK(); return api::comm_free_keyval(__func__, comm_keyval); }
 
 CH4_PMPI(MPI_Comm_set_attr)
 int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val) {
+    CH4_API_LOCK();
     return api::comm_set_attr(__func__, comm, comm_keyval, attribute_val);
 }
 
 CH4_PMPI(MPI_Comm_get_attr)
 int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag) {
+    CH4_API_LOCK();
     return api::comm_get_attr(__func__, comm, comm_keyval, attribute_val, flag);
 }
 
 CH4_PMPI(MPI_Comm_delete_attr)
 int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
+    CH4_API_LOCK();
     return api::comm_delete_attr(__func__, comm, comm_keyval);
 }
 

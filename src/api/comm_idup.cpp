@@ -52,11 +52,13 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_idup)
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+    CH4_API_LOCK();
     return idup(__func__, comm, MPI_INFO_NULL, newcomm, request, false);
 }
 
 CH4_PMPI(MPI_Comm_idup_with_info)
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+    CH4_API_LOCK();
     return idup(__func__, comm, info, newcomm, request, true);
 }
 

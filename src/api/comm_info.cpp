@@ -61,6 +61,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_set_info)
 int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -71,6 +72,7 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) {
 
 CH4_PMPI(MPI_Comm_get_info)
 int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");

@@ -86,17 +86,20 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_dup)
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+    CH4_API_LOCK();
     return dup(__func__, comm, MPI_INFO_NULL, newcomm, false);
 }
 
 CH4_PMPI(MPI_Comm_dup_with_info)
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+    CH4_API_LOCK();
     // the hints in info replace those of comm (api/comm_info.cpp)
     return dup(__func__, comm, info, newcomm, true);
 }
 
 CH4_PMPI(MPI_Comm_split)
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -113,6 +116,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
 
 CH4_PMPI(MPI_Comm_split_type)
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -151,6 +155,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 
 CH4_PMPI(MPI_Comm_create)
 int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -174,6 +179,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
 
 CH4_PMPI(MPI_Comm_free)
 int MPI_Comm_free(MPI_Comm* comm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!comm) CH4_FAIL_SELF(MPI_ERR_ARG, "comm is NULL");
     dev::comm* c = api::lookup_comm(*comm);
@@ -192,6 +198,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
 // completed its operations on comm as well.
 CH4_PMPI(MPI_Comm_disconnect)
 int MPI_Comm_disconnect(MPI_Comm* comm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!comm) CH4_FAIL_SELF(MPI_ERR_ARG, "comm is NULL");
     dev::comm* c = api::lookup_comm(*comm);
@@ -206,6 +213,7 @@ int MPI_Comm_disconnect(MPI_Comm* comm) {
 
 CH4_PMPI(MPI_Comm_compare)
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::comm* a = api::lookup_comm(comm1);
     const dev::comm* b = api::lookup_comm(comm2);
@@ -218,6 +226,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
 
 CH4_PMPI(MPI_Comm_test_inter)
 int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");

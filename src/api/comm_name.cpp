@@ -15,6 +15,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_set_name)
 int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -29,6 +30,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
 
 CH4_PMPI(MPI_Comm_get_name)
 int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");

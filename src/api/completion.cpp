@@ -322,6 +322,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Wait)
 int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+    CH4_API_LOCK();
     // An active persistent point-to-point request goes straight to its own
     // path (p2p_persistent.cpp; single() would do the same after more checks).
     if (__builtin_expect(api::is_initialized() && request != nullptr, 1)) {
@@ -335,35 +336,43 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 CH4_PMPI(MPI_Test)
 int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+    CH4_API_LOCK();
     return single(__func__, request, flag, status, false);
 }
 CH4_PMPI(MPI_Waitall)
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+    CH4_API_LOCK();
     return all(__func__, count, reqs, nullptr, statuses, true);
 }
 CH4_PMPI(MPI_Testall)
 int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+    CH4_API_LOCK();
     return all(__func__, count, reqs, flag, statuses, false);
 }
 CH4_PMPI(MPI_Waitany)
 int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
+    CH4_API_LOCK();
     return any(__func__, count, reqs, index, nullptr, status, true);
 }
 CH4_PMPI(MPI_Testany)
 int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+    CH4_API_LOCK();
     return any(__func__, count, reqs, index, flag, status, false);
 }
 CH4_PMPI(MPI_Waitsome)
 int MPI_Waitsome(int count, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+    CH4_API_LOCK();
     return some(__func__, count, reqs, outcount, indices, statuses, true);
 }
 CH4_PMPI(MPI_Testsome)
 int MPI_Testsome(int count, MPI_Request reqs[], int* outcount, int indices[], MPI_Status statuses[]) {
+    CH4_API_LOCK();
     return some(__func__, count, reqs, outcount, indices, statuses, false);
 }
 
 CH4_PMPI(MPI_Request_get_status)
 int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!flag) CH4_FAIL_SELF(MPI_ERR_ARG, "flag (output) is NULL");
     if (request == MPI_REQUEST_NULL) {
@@ -396,6 +405,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
 
 CH4_PMPI(MPI_Request_free)
 int MPI_Request_free(MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request is NULL");
     dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
@@ -443,6 +453,7 @@ int MPI_Request_free(MPI_Request* request) {
 
 CH4_PMPI(MPI_Cancel)
 int MPI_Cancel(MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request is NULL");
     dev::request* r = dev::request_from_handle(reinterpret_cast<uintptr_t>(*request));
@@ -473,6 +484,7 @@ int MPI_Cancel(MPI_Request* request) {
 
 CH4_PMPI(MPI_Test_cancelled)
 int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!status || !flag) CH4_FAIL_SELF(MPI_ERR_ARG, "status or flag is NULL");
     *flag = api::status_cancelled(status) ? 1 : 0;

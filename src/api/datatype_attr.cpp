@@ -91,6 +91,7 @@ CH4_PMPI(MPI_Type_create_keyval)
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn,
                            MPI_Type_delete_attr_function* delete_fn, int* type_keyval,
                            void* extra_state) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(api::dt::check_ptr(fn, "type_keyval", type_keyval));
@@ -107,6 +108,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* copy_fn,
 
 CH4_PMPI(MPI_Type_free_keyval)
 int MPI_Type_free_keyval(int* type_keyval) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(api::dt::check_ptr(fn, "type_keyval", type_keyval));
@@ -122,6 +124,7 @@ int MPI_Type_free_keyval(int* type_keyval) {
 
 CH4_PMPI(MPI_Type_set_attr)
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;
@@ -136,6 +139,7 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 
 CH4_PMPI(MPI_Type_get_attr)
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_val, int* flag) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;
@@ -152,6 +156,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 
 CH4_PMPI(MPI_Type_delete_attr)
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;

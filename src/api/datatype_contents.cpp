@@ -85,6 +85,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Type_get_envelope)
 int MPI_Type_get_envelope(MPI_Datatype datatype, int* ni, int* na, int* nd, int* combiner) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;
@@ -106,6 +107,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* ni, int* na, int* nd, int*
 CH4_PMPI(MPI_Type_get_envelope_c)
 int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* ni, MPI_Count* na, MPI_Count* nc,
                             MPI_Count* nd, int* combiner) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;
@@ -127,6 +129,7 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* ni, MPI_Count* na,
 CH4_PMPI(MPI_Type_get_contents)
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
                           int max_datatypes, int ints[], MPI_Aint aints[], MPI_Datatype types[]) {
+    CH4_API_LOCK();
     return contents_impl<MPI_Count>(__func__, datatype, max_integers, max_addresses, 0,
                                     max_datatypes, ints, aints, nullptr, types);
 }
@@ -135,6 +138,7 @@ CH4_PMPI(MPI_Type_get_contents_c)
 int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                             MPI_Count max_large_counts, MPI_Count max_datatypes, int ints[],
                             MPI_Aint aints[], MPI_Count counts[], MPI_Datatype types[]) {
+    CH4_API_LOCK();
     return contents_impl(__func__, datatype, max_integers, max_addresses, max_large_counts,
                          max_datatypes, ints, aints, counts, types);
 }

@@ -324,100 +324,119 @@ extern "C" {
 
 CH4_PMPI(MPI_Type_contiguous)
 int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return contiguous_impl(__func__, count, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_contiguous_c)
 int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return contiguous_impl(__func__, count, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_vector)
 int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
                     MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return vector_impl(__func__, count, blocklength, stride, false, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_vector_c)
 int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                       MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return vector_impl(__func__, count, blocklength, stride, false, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_hvector)
 int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                             MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return vector_impl(__func__, count, blocklength, stride, true, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_hvector_c)
 int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride,
                               MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return vector_impl(__func__, count, blocklength, stride, true, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_indexed)
 int MPI_Type_indexed(int count, const int bl[], const int disps[], MPI_Datatype oldtype,
                      MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return indexed_impl(__func__, count, bl, disps, false, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_indexed_c)
 int MPI_Type_indexed_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disps[],
                        MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return indexed_impl(__func__, count, bl, disps, false, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_hindexed)
 int MPI_Type_create_hindexed(int count, const int bl[], const MPI_Aint disps[],
                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return indexed_impl(__func__, count, bl, disps, true, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_hindexed_c)
 int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disps[],
                                MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return indexed_impl(__func__, count, bl, disps, true, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_indexed_block)
 int MPI_Type_create_indexed_block(int count, int blocklength, const int disps[],
                                   MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return block_impl(__func__, count, blocklength, disps, false, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_indexed_block_c)
 int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                     const MPI_Count disps[], MPI_Datatype oldtype,
                                     MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return block_impl(__func__, count, blocklength, disps, false, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_hindexed_block)
 int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint disps[],
                                    MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return block_impl(__func__, count, blocklength, disps, true, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_hindexed_block_c)
 int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count disps[], MPI_Datatype oldtype,
                                      MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return block_impl(__func__, count, blocklength, disps, true, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_struct)
 int MPI_Type_create_struct(int count, const int bl[], const MPI_Aint disps[],
                            const MPI_Datatype types[], MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return struct_impl(__func__, count, bl, disps, types, false, newtype);
 }
 CH4_PMPI(MPI_Type_create_struct_c)
 int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count bl[], const MPI_Count disps[],
                              const MPI_Datatype types[], MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return struct_impl(__func__, count, bl, disps, types, true, newtype);
 }
 CH4_PMPI(MPI_Type_create_subarray)
 int MPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[],
                              const int starts[], int order, MPI_Datatype oldtype,
                              MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return subarray_impl(__func__, ndims, sizes, subsizes, starts, order, false, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_subarray_c)
 int MPI_Type_create_subarray_c(int ndims, const MPI_Count sizes[], const MPI_Count subsizes[],
                                const MPI_Count starts[], int order, MPI_Datatype oldtype,
                                MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return subarray_impl(__func__, ndims, sizes, subsizes, starts, order, true, oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_darray)
 int MPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
                            const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
                            MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return darray_impl(__func__, size, rank, ndims, gsizes, distribs, dargs, psizes, order, false,
                        oldtype, newtype);
 }
@@ -425,21 +444,25 @@ CH4_PMPI(MPI_Type_create_darray_c)
 int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count gsizes[],
                              const int distribs[], const int dargs[], const int psizes[], int order,
                              MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return darray_impl(__func__, size, rank, ndims, gsizes, distribs, dargs, psizes, order, true,
                        oldtype, newtype);
 }
 CH4_PMPI(MPI_Type_create_resized)
 int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
                             MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return resized_impl(__func__, oldtype, lb, extent, false, newtype);
 }
 CH4_PMPI(MPI_Type_create_resized_c)
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                               MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return resized_impl(__func__, oldtype, lb, extent, true, newtype);
 }
 CH4_PMPI(MPI_Type_dup)
 int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* old = nullptr;

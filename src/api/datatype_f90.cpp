@@ -114,6 +114,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Type_create_f90_integer)
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(check_ptr(fn, "newtype", newtype));
@@ -125,11 +126,13 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
 
 CH4_PMPI(MPI_Type_create_f90_real)
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return real_impl(__func__, false, p, r, newtype);
 }
 
 CH4_PMPI(MPI_Type_create_f90_complex)
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
+    CH4_API_LOCK();
     return real_impl(__func__, true, p, r, newtype);
 }
 

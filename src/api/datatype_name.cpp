@@ -36,6 +36,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Type_set_name)
 int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;
@@ -52,6 +53,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name) {
 
 CH4_PMPI(MPI_Type_get_name)
 int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;

@@ -74,6 +74,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Type_commit)
 int MPI_Type_commit(MPI_Datatype* datatype) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(check_ptr(fn, "datatype", datatype));
@@ -91,6 +92,7 @@ int MPI_Type_commit(MPI_Datatype* datatype) {
 
 CH4_PMPI(MPI_Type_free)
 int MPI_Type_free(MPI_Datatype* datatype) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(check_ptr(fn, "datatype", datatype));
@@ -112,6 +114,7 @@ int MPI_Type_free(MPI_Datatype* datatype) {
 // duplicates; sizes no type has are MPI_ERR_ARG.
 CH4_PMPI(MPI_Type_match_size)
 int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     DT_TRY(check_ptr(fn, "datatype", datatype));
@@ -146,6 +149,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
 // MPI_DATATYPE_NULL when there is none (MPI 6.9.4; not an error).
 CH4_PMPI(MPI_Type_get_value_index)
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     DT_REQUIRE_INIT();
     dame::type* t = nullptr;
@@ -170,43 +174,52 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
 }
 
 CH4_PMPI(MPI_Type_size)
-int MPI_Type_size(MPI_Datatype datatype, int* size) { return size_impl(__func__, datatype, size); }
+int MPI_Type_size(MPI_Datatype datatype, int* size) { CH4_API_LOCK(); return size_impl(__func__, datatype, size); }
 CH4_PMPI(MPI_Type_size_c)
 int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size) {
+    CH4_API_LOCK();
     return size_impl(__func__, datatype, size);
 }
 // The MPI-3.0 _x forms take MPI_Count as the _c forms do.
 CH4_PMPI(MPI_Type_size_x)
 int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size) {
+    CH4_API_LOCK();
     return size_impl(__func__, datatype, size);
 }
 CH4_PMPI(MPI_Type_get_extent)
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+    CH4_API_LOCK();
     return extent_impl(__func__, datatype, lb, extent, false);
 }
 CH4_PMPI(MPI_Type_get_extent_c)
 int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    CH4_API_LOCK();
     return extent_impl(__func__, datatype, lb, extent, false);
 }
 CH4_PMPI(MPI_Type_get_extent_x)
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    CH4_API_LOCK();
     return extent_impl(__func__, datatype, lb, extent, false);
 }
 CH4_PMPI(MPI_Type_get_true_extent)
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent) {
+    CH4_API_LOCK();
     return extent_impl(__func__, datatype, lb, extent, true);
 }
 CH4_PMPI(MPI_Type_get_true_extent_c)
 int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    CH4_API_LOCK();
     return extent_impl(__func__, datatype, lb, extent, true);
 }
 CH4_PMPI(MPI_Type_get_true_extent_x)
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* extent) {
+    CH4_API_LOCK();
     return extent_impl(__func__, datatype, lb, extent, true);
 }
 
 CH4_PMPI(MPI_Get_address)
 int MPI_Get_address(const void* location, MPI_Aint* address) {
+    CH4_API_LOCK();
     // usable before MPI_Init (MPI 5.1.5)
     if (!address) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid address: must not be NULL");
     *address = reinterpret_cast<MPI_Aint>(location);
@@ -214,45 +227,55 @@ int MPI_Get_address(const void* location, MPI_Aint* address) {
 }
 CH4_PMPI(MPI_Aint_add)
 MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp) {
+    CH4_API_LOCK();
     return static_cast<MPI_Aint>(static_cast<uintptr_t>(base) + static_cast<uintptr_t>(disp));
 }
 CH4_PMPI(MPI_Aint_diff)
 MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
+    CH4_API_LOCK();
     return static_cast<MPI_Aint>(static_cast<uintptr_t>(addr1) - static_cast<uintptr_t>(addr2));
 }
 
 CH4_PMPI(MPI_Get_elements)
 int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count) {
+    CH4_API_LOCK();
     return elements_impl(__func__, status, datatype, count);
 }
 CH4_PMPI(MPI_Get_elements_c)
 int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+    CH4_API_LOCK();
     return elements_impl(__func__, status, datatype, count);
 }
 CH4_PMPI(MPI_Get_elements_x)
 int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* count) {
+    CH4_API_LOCK();
     return elements_impl(__func__, status, datatype, count);
 }
 CH4_PMPI(MPI_Status_set_elements)
 int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count) {
+    CH4_API_LOCK();
     return set_elements_impl(__func__, status, datatype, count);
 }
 CH4_PMPI(MPI_Status_set_elements_c)
 int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+    CH4_API_LOCK();
     return set_elements_impl(__func__, status, datatype, count);
 }
 CH4_PMPI(MPI_Status_set_elements_x)
 int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Count count) {
+    CH4_API_LOCK();
     return set_elements_impl(__func__, status, datatype, count);
 }
 
 // Handles are 31-bit positive values (util/handle.hpp), so the conversion is exact.
 CH4_PMPI(MPI_Type_toint)
 int MPI_Type_toint(MPI_Datatype datatype) {
+    CH4_API_LOCK();
     return static_cast<int>(reinterpret_cast<uintptr_t>(datatype));
 }
 CH4_PMPI(MPI_Type_fromint)
 MPI_Datatype MPI_Type_fromint(int datatype) {
+    CH4_API_LOCK();
     return reinterpret_cast<MPI_Datatype>(static_cast<uintptr_t>(static_cast<unsigned>(datatype)));
 }
 

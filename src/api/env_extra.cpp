@@ -64,6 +64,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Pcontrol)
 int MPI_Pcontrol(const int level, ...) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     (void)level;
     return MPI_SUCCESS;
@@ -71,6 +72,7 @@ int MPI_Pcontrol(const int level, ...) {
 
 CH4_PMPI(MPI_Get_hw_resource_info)
 int MPI_Get_hw_resource_info(MPI_Info* hw_info) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!hw_info) CH4_FAIL_SELF(MPI_ERR_ARG, "hw_info (output) is NULL");
     kv_list kv;

@@ -79,6 +79,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Comm_create_errhandler)
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler* errhandler) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!fn) CH4_FAIL_SELF(MPI_ERR_ARG, "comm_errhandler_fn is NULL");
     if (!errhandler) CH4_FAIL_SELF(MPI_ERR_ARG, "errhandler (output) is NULL");
@@ -96,6 +97,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* fn, MPI_Errhandler*
 
 CH4_PMPI(MPI_Comm_set_errhandler)
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -112,6 +114,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
 
 CH4_PMPI(MPI_Comm_get_errhandler)
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -123,6 +126,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
 
 CH4_PMPI(MPI_Comm_call_errhandler)
 int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -133,6 +137,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
 
 CH4_PMPI(MPI_Errhandler_free)
 int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!errhandler) CH4_FAIL_SELF(MPI_ERR_ARG, "errhandler is NULL");
     if (!api::errhandler_valid(*errhandler))
@@ -144,6 +149,7 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
 
 CH4_PMPI(MPI_Error_string)
 int MPI_Error_string(int errorcode, char* string, int* resultlen) {
+    CH4_API_LOCK();
     if (!string || !resultlen) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "string or resultlen is NULL");
     if (!api::valid_code(errorcode)) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid error code %d", errorcode);
     const char* t = api::text_of(errorcode);
@@ -154,6 +160,7 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
 
 CH4_PMPI(MPI_Error_class)
 int MPI_Error_class(int errorcode, int* errorclass) {
+    CH4_API_LOCK();
     if (!errorclass) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "errorclass is NULL");
     if (!api::valid_code(errorcode)) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "invalid error code %d", errorcode);
     *errorclass = api::class_of(errorcode);

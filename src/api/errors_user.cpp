@@ -84,6 +84,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Add_error_class)
 int MPI_Add_error_class(int* errorclass) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!errorclass) CH4_FAIL_SELF(MPI_ERR_ARG, "errorclass (output) is NULL");
     const int v = add(true, 0);
@@ -94,6 +95,7 @@ int MPI_Add_error_class(int* errorclass) {
 
 CH4_PMPI(MPI_Add_error_code)
 int MPI_Add_error_code(int errorclass, int* errorcode) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!errorcode) CH4_FAIL_SELF(MPI_ERR_ARG, "errorcode (output) is NULL");
     entry* c = find(errorclass);
@@ -110,6 +112,7 @@ int MPI_Add_error_code(int errorclass, int* errorcode) {
 
 CH4_PMPI(MPI_Add_error_string)
 int MPI_Add_error_string(int errorcode, const char* string) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!string) CH4_FAIL_SELF(MPI_ERR_ARG, "string is NULL");
     entry* e = find(errorcode);
@@ -132,6 +135,7 @@ int MPI_Add_error_string(int errorcode, const char* string) {
 
 CH4_PMPI(MPI_Remove_error_class)
 int MPI_Remove_error_class(int errorclass) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     entry* e = find(errorclass);
     if (!e || !e->is_class)
@@ -148,6 +152,7 @@ int MPI_Remove_error_class(int errorclass) {
 
 CH4_PMPI(MPI_Remove_error_code)
 int MPI_Remove_error_code(int errorcode) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     entry* e = find(errorcode);
     if (!e || e->is_class)
@@ -161,6 +166,7 @@ int MPI_Remove_error_code(int errorcode) {
 
 CH4_PMPI(MPI_Remove_error_string)
 int MPI_Remove_error_string(int errorcode) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     entry* e = find(errorcode);
     if (!e)

@@ -7,6 +7,11 @@
 #include <mpi.h>
 #pragma GCC visibility pop
 
+// CH4_API_LOCK(): the first statement of every MPI function but MPI_Wtime
+// and MPI_Wtick (MPI_THREAD_MULTIPLE; util/api_lock.hpp; checked by the
+// test abi.api_lock).
+#include "util/api_lock.hpp"
+
 // The profiling interface (MPI-4.1 §15.2). Written once before each API
 // function's definition:
 //

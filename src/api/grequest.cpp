@@ -15,6 +15,7 @@ CH4_PMPI(MPI_Grequest_start)
 int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_function* free_fn,
                        MPI_Grequest_cancel_function* cancel_fn, void* extra_state,
                        MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request (output) is NULL");
     if (!query_fn || !free_fn || !cancel_fn)
@@ -38,6 +39,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
 
 CH4_PMPI(MPI_Grequest_complete)
 int MPI_Grequest_complete(MPI_Request request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::request* r = request == MPI_REQUEST_NULL
                           ? nullptr

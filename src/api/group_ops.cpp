@@ -93,6 +93,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Group_incl)
 int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     dev::group* g = nullptr;
     if (const int rc = lookup(fn, group, "group", g)) return rc;
@@ -103,6 +104,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 
 CH4_PMPI(MPI_Group_excl)
 int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgroup) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     dev::group* g = nullptr;
     if (const int rc = lookup(fn, group, "group", g)) return rc;
@@ -113,6 +115,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 
 CH4_PMPI(MPI_Group_range_incl)
 int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     dev::group* g = nullptr;
     if (const int rc = lookup(fn, group, "group", g)) return rc;
@@ -123,6 +126,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 
 CH4_PMPI(MPI_Group_range_excl)
 int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     dev::group* g = nullptr;
     if (const int rc = lookup(fn, group, "group", g)) return rc;
@@ -133,19 +137,23 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 
 CH4_PMPI(MPI_Group_union)
 int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+    CH4_API_LOCK();
     return set_op(__func__, group1, group2, newgroup, dev::group_union);
 }
 CH4_PMPI(MPI_Group_intersection)
 int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+    CH4_API_LOCK();
     return set_op(__func__, group1, group2, newgroup, dev::group_intersection);
 }
 CH4_PMPI(MPI_Group_difference)
 int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup) {
+    CH4_API_LOCK();
     return set_op(__func__, group1, group2, newgroup, dev::group_difference);
 }
 
 CH4_PMPI(MPI_Comm_group)
 int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const char* fn = __func__;
     dev::comm* c = api::lookup_comm(comm);

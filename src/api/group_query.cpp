@@ -13,6 +13,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Group_size)
 int MPI_Group_size(MPI_Group group, int* size) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::group* g = api::lookup_group(group);
     if (!g) GROUP_FAIL(MPI_ERR_GROUP, "invalid group");
@@ -23,6 +24,7 @@ int MPI_Group_size(MPI_Group group, int* size) {
 
 CH4_PMPI(MPI_Group_rank)
 int MPI_Group_rank(MPI_Group group, int* rank) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::group* g = api::lookup_group(group);
     if (!g) GROUP_FAIL(MPI_ERR_GROUP, "invalid group");
@@ -34,6 +36,7 @@ int MPI_Group_rank(MPI_Group group, int* rank) {
 CH4_PMPI(MPI_Group_translate_ranks)
 int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2,
                               int ranks2[]) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::group* a = api::lookup_group(group1);
     const dev::group* b = api::lookup_group(group2);
@@ -58,6 +61,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 
 CH4_PMPI(MPI_Group_compare)
 int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::group* a = api::lookup_group(group1);
     const dev::group* b = api::lookup_group(group2);
@@ -70,6 +74,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result) {
 
 CH4_PMPI(MPI_Group_free)
 int MPI_Group_free(MPI_Group* group) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!group) GROUP_FAIL(MPI_ERR_ARG, "group is NULL");
     if (!api::lookup_group(*group)) GROUP_FAIL(MPI_ERR_GROUP, "invalid group");
@@ -79,9 +84,10 @@ int MPI_Group_free(MPI_Group* group) {
 }
 
 CH4_PMPI(MPI_Group_toint)
-int MPI_Group_toint(MPI_Group group) { return static_cast<int>(reinterpret_cast<uintptr_t>(group)); }
+int MPI_Group_toint(MPI_Group group) { CH4_API_LOCK(); return static_cast<int>(reinterpret_cast<uintptr_t>(group)); }
 CH4_PMPI(MPI_Group_fromint)
 MPI_Group MPI_Group_fromint(int group) {
+    CH4_API_LOCK();
     return reinterpret_cast<MPI_Group>(static_cast<uintptr_t>(static_cast<unsigned>(group)));
 }
 

@@ -15,6 +15,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Get_version)
 int MPI_Get_version(int* version, int* subversion) {
+    CH4_API_LOCK();
     if (!version || !subversion) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "version or subversion is NULL");
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
@@ -23,6 +24,7 @@ int MPI_Get_version(int* version, int* subversion) {
 
 CH4_PMPI(MPI_Abi_get_version)
 int MPI_Abi_get_version(int* abi_major, int* abi_minor) {
+    CH4_API_LOCK();
     if (!abi_major || !abi_minor) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "abi_major or abi_minor is NULL");
     *abi_major = MPI_ABI_VERSION;
     *abi_minor = MPI_ABI_SUBVERSION;
@@ -31,6 +33,7 @@ int MPI_Abi_get_version(int* abi_major, int* abi_minor) {
 
 CH4_PMPI(MPI_Get_library_version)
 int MPI_Get_library_version(char* version, int* resultlen) {
+    CH4_API_LOCK();
     if (!version || !resultlen) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "version or resultlen is NULL");
     const std::string v = dev::library_version();
     std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", v.c_str());
@@ -40,6 +43,7 @@ int MPI_Get_library_version(char* version, int* resultlen) {
 
 CH4_PMPI(MPI_Get_processor_name)
 int MPI_Get_processor_name(char* name, int* resultlen) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!name || !resultlen) CH4_FAIL_SELF(MPI_ERR_ARG, "name or resultlen is NULL");
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0) std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "unknown");

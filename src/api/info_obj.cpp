@@ -212,6 +212,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Info_create)
 int MPI_Info_create(MPI_Info* info) {
+    CH4_API_LOCK();
     if (!info) INFO_FAIL(__func__, MPI_ERR_ARG, "info (output) is NULL");
     int rc;
     new_obj(__func__, info, rc);
@@ -220,6 +221,7 @@ int MPI_Info_create(MPI_Info* info) {
 
 CH4_PMPI(MPI_Info_create_env)
 int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
+    CH4_API_LOCK();
     if (!info) INFO_FAIL(__func__, MPI_ERR_ARG, "info (output) is NULL");
     if (argc < 0) INFO_FAIL(__func__, MPI_ERR_ARG, "argc is %d: must be >= 0", argc);
     api::info_obj* env = api::make_env(argc, argv);
@@ -233,6 +235,7 @@ int MPI_Info_create_env(int argc, char* argv[], MPI_Info* info) {
 
 CH4_PMPI(MPI_Info_dup)
 int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
+    CH4_API_LOCK();
     const api::info_obj* src;
     if (const int rc = readable(__func__, info, src)) return rc;
     if (!newinfo) INFO_FAIL(__func__, MPI_ERR_ARG, "newinfo (output) is NULL");
@@ -257,6 +260,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo) {
 
 CH4_PMPI(MPI_Info_free)
 int MPI_Info_free(MPI_Info* info) {
+    CH4_API_LOCK();
     if (!info) INFO_FAIL(__func__, MPI_ERR_ARG, "info is NULL");
     api::info_obj* o;
     if (const int rc = writable(__func__, *info, o)) return rc;
@@ -271,6 +275,7 @@ int MPI_Info_free(MPI_Info* info) {
 
 CH4_PMPI(MPI_Info_set)
 int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
+    CH4_API_LOCK();
     api::info_obj* o;
     if (const int rc = writable(__func__, info, o)) return rc;
     if (const int rc = check_key(__func__, key)) return rc;
@@ -295,6 +300,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value) {
 
 CH4_PMPI(MPI_Info_delete)
 int MPI_Info_delete(MPI_Info info, const char* key) {
+    CH4_API_LOCK();
     api::info_obj* o;
     if (const int rc = writable(__func__, info, o)) return rc;
     if (const int rc = check_key(__func__, key)) return rc;
@@ -309,6 +315,7 @@ int MPI_Info_delete(MPI_Info info, const char* key) {
 
 CH4_PMPI(MPI_Info_get)
 int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int* flag) {
+    CH4_API_LOCK();
     const api::info_obj* o;
     if (const int rc = readable(__func__, info, o)) return rc;
     if (const int rc = check_key(__func__, key)) return rc;
@@ -329,6 +336,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
 
 CH4_PMPI(MPI_Info_get_string)
 int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag) {
+    CH4_API_LOCK();
     const api::info_obj* o;
     if (const int rc = readable(__func__, info, o)) return rc;
     if (const int rc = check_key(__func__, key)) return rc;
@@ -352,6 +360,7 @@ int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value
 
 CH4_PMPI(MPI_Info_get_valuelen)
 int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* flag) {
+    CH4_API_LOCK();
     const api::info_obj* o;
     if (const int rc = readable(__func__, info, o)) return rc;
     if (const int rc = check_key(__func__, key)) return rc;
@@ -365,6 +374,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
 
 CH4_PMPI(MPI_Info_get_nkeys)
 int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
+    CH4_API_LOCK();
     const api::info_obj* o;
     if (const int rc = readable(__func__, info, o)) return rc;
     if (!nkeys) INFO_FAIL(__func__, MPI_ERR_ARG, "nkeys (output) is NULL");
@@ -375,6 +385,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys) {
 
 CH4_PMPI(MPI_Info_get_nthkey)
 int MPI_Info_get_nthkey(MPI_Info info, int n, char* key) {
+    CH4_API_LOCK();
     const api::info_obj* o;
     if (const int rc = readable(__func__, info, o)) return rc;
     if (!key) INFO_FAIL(__func__, MPI_ERR_ARG, "key (output) is NULL");
@@ -394,9 +405,10 @@ extern "C" {
 // Handles are 31-bit integers by construction (util/handle.hpp), so the
 // conversions are exact both ways (MPI-5.0 ABI).
 CH4_PMPI(MPI_Info_toint)
-int MPI_Info_toint(MPI_Info info) { return static_cast<int>(reinterpret_cast<uintptr_t>(info)); }
+int MPI_Info_toint(MPI_Info info) { CH4_API_LOCK(); return static_cast<int>(reinterpret_cast<uintptr_t>(info)); }
 CH4_PMPI(MPI_Info_fromint)
 MPI_Info MPI_Info_fromint(int info) {
+    CH4_API_LOCK();
     return reinterpret_cast<MPI_Info>(static_cast<uintptr_t>(static_cast<unsigned>(info)));
 }
 

@@ -40,6 +40,9 @@ int init_impl(const char* func, int required, int* provided) {
     dev::comm_world().errhandler = api::initial_errhandler();
     dev::comm_self().errhandler = api::initial_errhandler();
     g_main_thread = pthread_self();
+    // From here every MPI call takes the lock (util/api_lock.hpp); this
+    // call's own guard read it off and releases nothing.
+    if (prov == MPI_THREAD_MULTIPLE) util::api_lock_enable(true);
     if (provided) *provided = prov;
     return MPI_SUCCESS;
 }
@@ -49,6 +52,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Init)
 int MPI_Init(int* argc, char*** argv) {
+    CH4_API_LOCK();
     (void)argc;
     (void)argv;
     return init_impl(__func__, MPI_THREAD_SINGLE, nullptr);
@@ -56,6 +60,7 @@ int MPI_Init(int* argc, char*** argv) {
 
 CH4_PMPI(MPI_Init_thread)
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+    CH4_API_LOCK();
     (void)argc;
     (void)argv;
     return init_impl(__func__, required, provided);
@@ -63,6 +68,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 CH4_PMPI(MPI_Initialized)
 int MPI_Initialized(int* flag) {
+    CH4_API_LOCK();
     if (!flag) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "flag (output) is NULL");
     *flag = dev::g_dev.initialized ? 1 : 0;
     return MPI_SUCCESS;
@@ -70,6 +76,7 @@ int MPI_Initialized(int* flag) {
 
 CH4_PMPI(MPI_Finalized)
 int MPI_Finalized(int* flag) {
+    CH4_API_LOCK();
     if (!flag) CH4_FAIL_ANYTIME(MPI_ERR_ARG, "flag (output) is NULL");
     *flag = dev::g_dev.finalized ? 1 : 0;
     return MPI_SUCCESS;
@@ -77,6 +84,7 @@ int MPI_Finalized(int* flag) {
 
 CH4_PMPI(MPI_Query_thread)
 int MPI_Query_thread(int* provided) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!provided) CH4_FAIL_SELF(MPI_ERR_ARG, "provided (output) is NULL");
     *provided = dev::g_dev.thread_level;
@@ -85,6 +93,7 @@ int MPI_Query_thread(int* provided) {
 
 CH4_PMPI(MPI_Is_thread_main)
 int MPI_Is_thread_main(int* flag) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!flag) CH4_FAIL_SELF(MPI_ERR_ARG, "flag (output) is NULL");
     *flag = pthread_equal(pthread_self(), g_main_thread) ? 1 : 0;
@@ -93,6 +102,7 @@ int MPI_Is_thread_main(int* flag) {
 
 CH4_PMPI(MPI_Finalize)
 int MPI_Finalize(void) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     // MPI_COMM_SELF's attributes go first, while all of MPI still works
     // (MPI-4.1 §11.2.4); an error of a callback is raised on MPI_COMM_SELF
@@ -101,6 +111,9 @@ int MPI_Finalize(void) {
     if (self_rc != MPI_SUCCESS) (void)api::raise_self(self_rc);
     api::dt::f90_release_all();
     const status s = dev::finalize();
+    // No MPI call may follow but the few allowed after MPI_Finalize, which
+    // need no lock; this call's guard still releases the one it took.
+    util::api_lock_enable(false);
     if (s != status::ok) {
         // The runtime is already down: report on stderr and return the class.
         std::fprintf(stderr, "ch4lite: MPI_Finalize: %s\n", to_string(s));
@@ -111,6 +124,7 @@ int MPI_Finalize(void) {
 
 CH4_PMPI(MPI_Abort)
 int MPI_Abort(MPI_Comm comm, int errorcode) {
+    CH4_API_LOCK();
     char msg[128];
     // Printed once: by our mpiexec in its banner, else by abort_job.
     std::snprintf(msg, sizeof msg, "MPI_Abort(%s, %d)",

@@ -58,6 +58,7 @@ extern "C" {
 CH4_PMPI(MPI_Intercomm_create)
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm* newintercomm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     MPI_Comm comm = local_comm;
     dev::comm* c = api::lookup_comm(comm);
@@ -97,6 +98,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
                                      MPI_Group remote_group, int remote_leader,
                                      const char* stringtag, MPI_Info info,
                                      MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::group* lg = api::lookup_group(local_group);
     const dev::group* rg = api::lookup_group(remote_group);
@@ -140,6 +142,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
 
 CH4_PMPI(MPI_Intercomm_merge)
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     MPI_Comm comm = intercomm;
     if (!api::lookup_comm(comm)) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
@@ -155,6 +158,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
 
 CH4_PMPI(MPI_Comm_remote_size)
 int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!api::lookup_comm(comm)) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
     const dev::comm* c = inter_of(comm);
@@ -166,6 +170,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size) {
 
 CH4_PMPI(MPI_Comm_remote_group)
 int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!api::lookup_comm(comm)) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");
     const dev::comm* c = inter_of(comm);
@@ -183,6 +188,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group) {
 
 CH4_PMPI(MPI_Comm_create_group)
 int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");

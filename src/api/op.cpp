@@ -74,16 +74,19 @@ extern "C" {
 
 CH4_PMPI(MPI_Op_create)
 int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op) {
+    CH4_API_LOCK();
     return api::create(__func__, user_fn, nullptr, commute, op);
 }
 
 CH4_PMPI(MPI_Op_create_c)
 int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op) {
+    CH4_API_LOCK();
     return api::create(__func__, nullptr, user_fn, commute, op);
 }
 
 CH4_PMPI(MPI_Op_free)
 int MPI_Op_free(MPI_Op* op) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!op) CH4_FAIL_SELF(MPI_ERR_ARG, "op is NULL");
     api::op_ref o;
@@ -97,6 +100,7 @@ int MPI_Op_free(MPI_Op* op) {
 
 CH4_PMPI(MPI_Op_commutative)
 int MPI_Op_commutative(MPI_Op op, int* commute) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     api::op_ref o;
     if (!api::lookup_op(op, o)) CH4_FAIL_SELF(MPI_ERR_OP, "invalid op");
@@ -106,20 +110,23 @@ int MPI_Op_commutative(MPI_Op op, int* commute) {
 }
 
 CH4_PMPI(MPI_Op_toint)
-int MPI_Op_toint(MPI_Op op) { return static_cast<int>(reinterpret_cast<uintptr_t>(op)); }
+int MPI_Op_toint(MPI_Op op) { CH4_API_LOCK(); return static_cast<int>(reinterpret_cast<uintptr_t>(op)); }
 CH4_PMPI(MPI_Op_fromint)
 MPI_Op MPI_Op_fromint(int op) {
+    CH4_API_LOCK();
     return reinterpret_cast<MPI_Op>(static_cast<uintptr_t>(static_cast<unsigned>(op)));
 }
 
 CH4_PMPI(MPI_Reduce_local)
 int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype datatype,
                      MPI_Op op) {
+    CH4_API_LOCK();
     return api::reduce_local(__func__, inbuf, inoutbuf, count, datatype, op);
 }
 CH4_PMPI(MPI_Reduce_local_c)
 int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_Datatype datatype,
                        MPI_Op op) {
+    CH4_API_LOCK();
     return api::reduce_local(__func__, inbuf, inoutbuf, count, datatype, op);
 }
 

@@ -180,73 +180,88 @@ extern "C" {
 
 CH4_PMPI(MPI_Bsend)
 int MPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return bsend_impl(__func__, buf, count, dt, dest, tag, comm, nullptr);
 }
 CH4_PMPI(MPI_Bsend_c)
 int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return bsend_impl(__func__, buf, count, dt, dest, tag, comm, nullptr);
 }
 CH4_PMPI(MPI_Ibsend)
 int MPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
+    CH4_API_LOCK();
     return ibsend_impl(__func__, buf, count, dt, dest, tag, comm, request);
 }
 CH4_PMPI(MPI_Ibsend_c)
 int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                  MPI_Request* request) {
+    CH4_API_LOCK();
     return ibsend_impl(__func__, buf, count, dt, dest, tag, comm, request);
 }
 
 CH4_PMPI(MPI_Buffer_attach)
 int MPI_Buffer_attach(void* buffer, int size) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     return attach(__func__, MPI_COMM_SELF, g_process_buffer, buffer, size);
 }
 CH4_PMPI(MPI_Buffer_attach_c)
 int MPI_Buffer_attach_c(void* buffer, MPI_Count size) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     return attach(__func__, MPI_COMM_SELF, g_process_buffer, buffer, size);
 }
 CH4_PMPI(MPI_Buffer_detach)
 int MPI_Buffer_detach(void* buffer_addr, int* size) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     return detach(__func__, MPI_COMM_SELF, g_process_buffer, buffer_addr, size);
 }
 CH4_PMPI(MPI_Buffer_detach_c)
 int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     return detach(__func__, MPI_COMM_SELF, g_process_buffer, buffer_addr, size);
 }
 CH4_PMPI(MPI_Buffer_flush)
 int MPI_Buffer_flush(void) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     flush(g_process_buffer);
     return MPI_SUCCESS;
 }
 CH4_PMPI(MPI_Buffer_iflush)
 int MPI_Buffer_iflush(MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     return iflush(__func__, MPI_COMM_SELF, g_process_buffer, request);
 }
 
 CH4_PMPI(MPI_Comm_attach_buffer)
 int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size) {
+    CH4_API_LOCK();
     return comm_attach(__func__, comm, buffer, size);
 }
 CH4_PMPI(MPI_Comm_attach_buffer_c)
 int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size) {
+    CH4_API_LOCK();
     return comm_attach(__func__, comm, buffer, size);
 }
 CH4_PMPI(MPI_Comm_detach_buffer)
 int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size) {
+    CH4_API_LOCK();
     return comm_detach(__func__, comm, buffer_addr, size);
 }
 CH4_PMPI(MPI_Comm_detach_buffer_c)
 int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size) {
+    CH4_API_LOCK();
     return comm_detach(__func__, comm, buffer_addr, size);
 }
 CH4_PMPI(MPI_Comm_flush_buffer)
 int MPI_Comm_flush_buffer(MPI_Comm comm) {
+    CH4_API_LOCK();
     int rc;
     if (!checked_comm(__func__, comm, rc)) return rc;
     if (bsend_buffer** s = comm_slot(comm)) flush(*s);
@@ -254,6 +269,7 @@ int MPI_Comm_flush_buffer(MPI_Comm comm) {
 }
 CH4_PMPI(MPI_Comm_iflush_buffer)
 int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     int rc;
     if (!checked_comm(__func__, comm, rc)) return rc;
     bsend_buffer** s = comm_slot(comm);

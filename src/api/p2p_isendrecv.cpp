@@ -121,6 +121,7 @@ CH4_PMPI(MPI_Isendrecv)
 int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return isendrecv(__func__, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                      recvtype, source, recvtag, comm, request);
 }
@@ -128,18 +129,21 @@ CH4_PMPI(MPI_Isendrecv_c)
 int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
                     int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
                     int recvtag, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return isendrecv(__func__, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                      recvtype, source, recvtag, comm, request);
 }
 CH4_PMPI(MPI_Isendrecv_replace)
 int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return isendrecv_replace(__func__, buf, count, datatype, dest, sendtag, source, recvtag, comm,
                              request);
 }
 CH4_PMPI(MPI_Isendrecv_replace_c)
 int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
                             int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return isendrecv_replace(__func__, buf, count, datatype, dest, sendtag, source, recvtag, comm,
                              request);
 }

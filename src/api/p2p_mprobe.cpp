@@ -147,23 +147,28 @@ extern "C" {
 
 CH4_PMPI(MPI_Mprobe)
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+    CH4_API_LOCK();
     return mprobe_impl(__func__, source, tag, comm, nullptr, message, status, true);
 }
 CH4_PMPI(MPI_Improbe)
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message, MPI_Status* status) {
+    CH4_API_LOCK();
     return mprobe_impl(__func__, source, tag, comm, flag, message, status, false);
 }
 CH4_PMPI(MPI_Mrecv)
 int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+    CH4_API_LOCK();
     return mrecv_impl(__func__, buf, count, datatype, message, status, nullptr);
 }
 CH4_PMPI(MPI_Mrecv_c)
 int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
                 MPI_Status* status) {
+    CH4_API_LOCK();
     return mrecv_impl(__func__, buf, count, datatype, message, status, nullptr);
 }
 CH4_PMPI(MPI_Imrecv)
 int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Request* request) {
+    CH4_API_LOCK();
     if (!request) {
         CH4_REQUIRE_INIT();
         CH4_FAIL_SELF(MPI_ERR_ARG, "request (output) is NULL");
@@ -173,6 +178,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
 CH4_PMPI(MPI_Imrecv_c)
 int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
                  MPI_Request* request) {
+    CH4_API_LOCK();
     if (!request) {
         CH4_REQUIRE_INIT();
         CH4_FAIL_SELF(MPI_ERR_ARG, "request (output) is NULL");
@@ -183,10 +189,12 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
 // Handles are 31-bit integers (util/handle.hpp): exact both ways.
 CH4_PMPI(MPI_Message_toint)
 int MPI_Message_toint(MPI_Message message) {
+    CH4_API_LOCK();
     return static_cast<int>(reinterpret_cast<uintptr_t>(message));
 }
 CH4_PMPI(MPI_Message_fromint)
 MPI_Message MPI_Message_fromint(int message) {
+    CH4_API_LOCK();
     return reinterpret_cast<MPI_Message>(static_cast<uintptr_t>(static_cast<unsigned>(message)));
 }
 

@@ -190,19 +190,23 @@ extern "C" {
 CH4_PMPI(MPI_Psend_init)
 int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest,
                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, buf, partitions, count, datatype, dest, tag, comm, info, request);
 }
 CH4_PMPI(MPI_Precv_init)
 int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source,
                    int tag, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, false, buf, partitions, count, datatype, source, tag, comm, info, request);
 }
 CH4_PMPI(MPI_Pready)
 int MPI_Pready(int partition, MPI_Request request) {
+    CH4_API_LOCK();
     return ready(__func__, request, 1, false, [partition](int) { return partition; });
 }
 CH4_PMPI(MPI_Pready_range)
 int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request) {
+    CH4_API_LOCK();
     if (partition_high < partition_low) {
         CH4_REQUIRE_INIT();
         CH4_FAIL_SELF(MPI_ERR_ARG, "partition_high %d is below partition_low %d", partition_high,
@@ -214,6 +218,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 }
 CH4_PMPI(MPI_Pready_list)
 int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request) {
+    CH4_API_LOCK();
     if (length < 0 || (length > 0 && !array_of_partitions)) {
         CH4_REQUIRE_INIT();
         if (length < 0) CH4_FAIL_SELF(MPI_ERR_ARG, "invalid length %d: must be >= 0", length);
@@ -223,6 +228,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
 }
 CH4_PMPI(MPI_Parrived)
 int MPI_Parrived(MPI_Request request, int partition, int* flag) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!flag) CH4_FAIL_SELF(MPI_ERR_ARG, "flag (output) is NULL");
     if (request == MPI_REQUEST_NULL) {  // a null or inactive request: true (MPI-4.1 §4.2.2)

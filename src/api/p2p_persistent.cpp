@@ -297,53 +297,63 @@ extern "C" {
 CH4_PMPI(MPI_Send_init)
 int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                   MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::standard, buf, count, datatype, dest, tag, comm, request);
 }
 CH4_PMPI(MPI_Send_init_c)
 int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::standard, buf, count, datatype, dest, tag, comm, request);
 }
 CH4_PMPI(MPI_Bsend_init)
 int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::standard, buf, count, datatype, dest, tag, comm, request,
                 true);
 }
 CH4_PMPI(MPI_Bsend_init_c)
 int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::standard, buf, count, datatype, dest, tag, comm, request,
                 true);
 }
 CH4_PMPI(MPI_Ssend_init)
 int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::sync, buf, count, datatype, dest, tag, comm, request);
 }
 CH4_PMPI(MPI_Ssend_init_c)
 int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::sync, buf, count, datatype, dest, tag, comm, request);
 }
 CH4_PMPI(MPI_Rsend_init)
 int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
                    MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::ready, buf, count, datatype, dest, tag, comm, request);
 }
 CH4_PMPI(MPI_Rsend_init_c)
 int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, true, send_mode::ready, buf, count, datatype, dest, tag, comm, request);
 }
 CH4_PMPI(MPI_Recv_init)
 int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                   MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, false, send_mode::standard, buf, count, datatype, source, tag, comm, request);
 }
 CH4_PMPI(MPI_Recv_init_c)
 int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
                     MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return init(__func__, false, send_mode::standard, buf, count, datatype, source, tag, comm, request);
 }
 

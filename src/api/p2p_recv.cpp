@@ -129,27 +129,32 @@ extern "C" {
 CH4_PMPI(MPI_Recv)
 int MPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
              MPI_Status* status) {
+    CH4_API_LOCK();
     return api::recv_impl(__func__, buf, count, dt, source, tag, comm, status, nullptr);
 }
 CH4_PMPI(MPI_Recv_c)
 int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                MPI_Status* status) {
+    CH4_API_LOCK();
     return api::recv_impl(__func__, buf, count, dt, source, tag, comm, status, nullptr);
 }
 CH4_PMPI(MPI_Irecv)
 int MPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
               MPI_Request* request) {
+    CH4_API_LOCK();
     return irecv_checked(__func__, buf, count, dt, source, tag, comm, request);
 }
 CH4_PMPI(MPI_Irecv_c)
 int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                 MPI_Request* request) {
+    CH4_API_LOCK();
     return irecv_checked(__func__, buf, count, dt, source, tag, comm, request);
 }
 CH4_PMPI(MPI_Sendrecv)
 int MPI_Sendrecv(const void* sbuf, int scount, MPI_Datatype stype, int dest, int stag, void* rbuf,
                  int rcount, MPI_Datatype rtype, int source, int rtag, MPI_Comm comm,
                  MPI_Status* status) {
+    CH4_API_LOCK();
     return sendrecv_impl(__func__, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
                          rtag, comm, status);
 }
@@ -157,29 +162,35 @@ CH4_PMPI(MPI_Sendrecv_c)
 int MPI_Sendrecv_c(const void* sbuf, MPI_Count scount, MPI_Datatype stype, int dest, int stag,
                    void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int source, int rtag,
                    MPI_Comm comm, MPI_Status* status) {
+    CH4_API_LOCK();
     return sendrecv_impl(__func__, sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source,
                          rtag, comm, status);
 }
 CH4_PMPI(MPI_Sendrecv_replace)
 int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int stag, int source,
                          int rtag, MPI_Comm comm, MPI_Status* status) {
+    CH4_API_LOCK();
     return sendrecv_replace_impl(__func__, buf, count, dt, dest, stag, source, rtag, comm, status);
 }
 CH4_PMPI(MPI_Sendrecv_replace_c)
 int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype dt, int dest, int stag,
                            int source, int rtag, MPI_Comm comm, MPI_Status* status) {
+    CH4_API_LOCK();
     return sendrecv_replace_impl(__func__, buf, count, dt, dest, stag, source, rtag, comm, status);
 }
 CH4_PMPI(MPI_Probe)
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+    CH4_API_LOCK();
     return probe_impl(__func__, source, tag, comm, nullptr, status, true);
 }
 CH4_PMPI(MPI_Iprobe)
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+    CH4_API_LOCK();
     return probe_impl(__func__, source, tag, comm, flag, status, false);
 }
 CH4_PMPI(MPI_Get_count)
 int MPI_Get_count(const MPI_Status* status, MPI_Datatype dt, int* count) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!count) CH4_FAIL_SELF(MPI_ERR_ARG, "count (output) is NULL");
     int64_t n = 0;
@@ -189,6 +200,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype dt, int* count) {
 }
 CH4_PMPI(MPI_Get_count_c)
 int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype dt, MPI_Count* count) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!count) CH4_FAIL_SELF(MPI_ERR_ARG, "count (output) is NULL");
     int64_t n = 0;

@@ -21,56 +21,68 @@ extern "C" {
 
 CH4_PMPI(MPI_Send)
 int MPI_Send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return api::send_impl(__func__, buf, count, dt, dest, tag, comm, send_mode::standard, nullptr);
 }
 CH4_PMPI(MPI_Send_c)
 int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return api::send_impl(__func__, buf, count, dt, dest, tag, comm, send_mode::standard, nullptr);
 }
 CH4_PMPI(MPI_Ssend)
 int MPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return api::send_impl(__func__, buf, count, dt, dest, tag, comm, send_mode::sync, nullptr);
 }
 CH4_PMPI(MPI_Ssend_c)
 int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return api::send_impl(__func__, buf, count, dt, dest, tag, comm, send_mode::sync, nullptr);
 }
 CH4_PMPI(MPI_Rsend)
 int MPI_Rsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return api::send_impl(__func__, buf, count, dt, dest, tag, comm, send_mode::ready, nullptr);
 }
 CH4_PMPI(MPI_Rsend_c)
 int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+    CH4_API_LOCK();
     return api::send_impl(__func__, buf, count, dt, dest, tag, comm, send_mode::ready, nullptr);
 }
 CH4_PMPI(MPI_Isend)
 int MPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
               MPI_Request* request) {
+    CH4_API_LOCK();
     return isend_checked(__func__, buf, count, dt, dest, tag, comm, send_mode::standard, request);
 }
 CH4_PMPI(MPI_Isend_c)
 int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                 MPI_Request* request) {
+    CH4_API_LOCK();
     return isend_checked(__func__, buf, count, dt, dest, tag, comm, send_mode::standard, request);
 }
 CH4_PMPI(MPI_Issend)
 int MPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
+    CH4_API_LOCK();
     return isend_checked(__func__, buf, count, dt, dest, tag, comm, send_mode::sync, request);
 }
 CH4_PMPI(MPI_Issend_c)
 int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return isend_checked(__func__, buf, count, dt, dest, tag, comm, send_mode::sync, request);
 }
 CH4_PMPI(MPI_Irsend)
 int MPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                MPI_Request* request) {
+    CH4_API_LOCK();
     return isend_checked(__func__, buf, count, dt, dest, tag, comm, send_mode::ready, request);
 }
 CH4_PMPI(MPI_Irsend_c)
 int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, MPI_Request* request) {
+    CH4_API_LOCK();
     return isend_checked(__func__, buf, count, dt, dest, tag, comm, send_mode::ready, request);
 }
 

@@ -258,29 +258,35 @@ extern "C" {
 CH4_PMPI(MPI_Pack)
 int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, int outsize,
              int* position, MPI_Comm comm) {
+    CH4_API_LOCK();
     return pack_entry(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
 CH4_PMPI(MPI_Pack_c)
 int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void* outbuf,
                MPI_Count outsize, MPI_Count* position, MPI_Comm comm) {
+    CH4_API_LOCK();
     return pack_entry(inbuf, incount, datatype, outbuf, outsize, position, comm);
 }
 CH4_PMPI(MPI_Unpack)
 int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return unpack_entry(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
 CH4_PMPI(MPI_Unpack_c)
 int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void* outbuf,
                  MPI_Count outcount, MPI_Datatype datatype, MPI_Comm comm) {
+    CH4_API_LOCK();
     return unpack_entry(inbuf, insize, position, outbuf, outcount, datatype, comm);
 }
 CH4_PMPI(MPI_Pack_size)
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size) {
+    CH4_API_LOCK();
     return pack_size_impl(__func__, incount, datatype, comm, size);
 }
 CH4_PMPI(MPI_Pack_size_c)
 int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count* size) {
+    CH4_API_LOCK();
     return pack_size_impl(__func__, incount, datatype, comm, size);
 }
 

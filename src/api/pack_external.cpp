@@ -91,30 +91,36 @@ extern "C" {
 CH4_PMPI(MPI_Pack_external)
 int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype,
                       void* outbuf, MPI_Aint outsize, MPI_Aint* position) {
+    CH4_API_LOCK();
     return pack_external_impl(__func__, datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
 CH4_PMPI(MPI_Pack_external_c)
 int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incount, MPI_Datatype datatype,
                         void* outbuf, MPI_Count outsize, MPI_Count* position) {
+    CH4_API_LOCK();
     return pack_external_impl(__func__, datarep, inbuf, incount, datatype, outbuf, outsize, position);
 }
 CH4_PMPI(MPI_Unpack_external)
 int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position,
                         void* outbuf, int outcount, MPI_Datatype datatype) {
+    CH4_API_LOCK();
     return unpack_external_impl(__func__, datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
 CH4_PMPI(MPI_Unpack_external_c)
 int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count insize, MPI_Count* position,
                           void* outbuf, MPI_Count outcount, MPI_Datatype datatype) {
+    CH4_API_LOCK();
     return unpack_external_impl(__func__, datarep, inbuf, insize, position, outbuf, outcount, datatype);
 }
 CH4_PMPI(MPI_Pack_external_size)
 int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size) {
+    CH4_API_LOCK();
     return size_impl(__func__, datarep, incount, datatype, size);
 }
 CH4_PMPI(MPI_Pack_external_size_c)
 int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datatype datatype,
                              MPI_Count* size) {
+    CH4_API_LOCK();
     return size_impl(__func__, datarep, incount, datatype, size);
 }
 

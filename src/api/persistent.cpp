@@ -53,6 +53,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Start)
 int MPI_Start(MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!request) CH4_FAIL_SELF(MPI_ERR_ARG, "request is NULL");
     dev::request* r = lookup_request(*request);
@@ -62,6 +63,7 @@ int MPI_Start(MPI_Request* request) {
 
 CH4_PMPI(MPI_Startall)
 int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (count < 0) CH4_FAIL_SELF(MPI_ERR_COUNT, "invalid count %d: must be >= 0", count);
     if (count > 0 && !array_of_requests) CH4_FAIL_SELF(MPI_ERR_ARG, "array_of_requests is NULL");

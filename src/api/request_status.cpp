@@ -180,16 +180,19 @@ extern "C" {
 CH4_PMPI(MPI_Request_get_status_all)
 int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int* flag,
                                MPI_Status array_of_statuses[]) {
+    CH4_API_LOCK();
     return get_all(__func__, count, array_of_requests, flag, array_of_statuses);
 }
 CH4_PMPI(MPI_Request_get_status_any)
 int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int* index, int* flag,
                                MPI_Status* status) {
+    CH4_API_LOCK();
     return get_any(__func__, count, array_of_requests, index, flag, status);
 }
 CH4_PMPI(MPI_Request_get_status_some)
 int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int* outcount,
                                 int array_of_indices[], MPI_Status array_of_statuses[]) {
+    CH4_API_LOCK();
     return get_some(__func__, incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
 

@@ -390,6 +390,7 @@ extern "C" {
 CH4_PMPI(MPI_Put)
 int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    CH4_API_LOCK();
     return xfer_impl<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
@@ -397,12 +398,14 @@ CH4_PMPI(MPI_Put_c)
 int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
               MPI_Datatype target_datatype, MPI_Win win) {
+    CH4_API_LOCK();
     return xfer_impl<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
 CH4_PMPI(MPI_Get)
 int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    CH4_API_LOCK();
     return xfer_impl<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
@@ -410,6 +413,7 @@ CH4_PMPI(MPI_Get_c)
 int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Count target_count,
               MPI_Datatype target_datatype, MPI_Win win) {
+    CH4_API_LOCK();
     return xfer_impl<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, win);
 }
@@ -417,6 +421,7 @@ CH4_PMPI(MPI_Accumulate)
 int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    CH4_API_LOCK();
     return acc_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, op, win);
 }
@@ -424,6 +429,7 @@ CH4_PMPI(MPI_Accumulate_c)
 int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    CH4_API_LOCK();
     return acc_impl(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                     target_count, target_datatype, op, win);
 }
@@ -432,6 +438,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
                        void* result_addr, int result_count, MPI_Datatype result_datatype,
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    CH4_API_LOCK();
     return getacc_impl(__func__, origin_addr, origin_count, origin_datatype, result_addr,
                        result_count, result_datatype, target_rank, target_disp, target_count,
                        target_datatype, op, win);
@@ -442,6 +449,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
                          MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                          MPI_Win win) {
+    CH4_API_LOCK();
     return getacc_impl(__func__, origin_addr, origin_count, origin_datatype, result_addr,
                        result_count, result_datatype, target_rank, target_disp, target_count,
                        target_datatype, op, win);
@@ -450,6 +458,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count,
 CH4_PMPI(MPI_Fetch_and_op)
 int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+    CH4_API_LOCK();
     const dame::type* t = api::lookup_type(datatype);
     if (t && !t->predefined_for_mpi())
         CH4_FAIL_WIN(win, MPI_ERR_TYPE, "datatype must be a predefined type");
@@ -468,6 +477,7 @@ CH4_PMPI(MPI_Rput)
 int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return xfer_checked<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
@@ -477,6 +487,7 @@ CH4_PMPI(MPI_Rput_c)
 int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return xfer_checked<false>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
@@ -486,6 +497,7 @@ CH4_PMPI(MPI_Rget)
 int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
              MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return xfer_checked<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
@@ -495,6 +507,7 @@ CH4_PMPI(MPI_Rget_c)
 int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return xfer_checked<true>(__func__, origin_addr, origin_count, origin_datatype, target_rank,
@@ -504,6 +517,7 @@ CH4_PMPI(MPI_Raccumulate)
 int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
                     int target_rank, MPI_Aint target_disp, int target_count,
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return acc_checked(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
@@ -513,6 +527,7 @@ CH4_PMPI(MPI_Raccumulate_c)
 int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return acc_checked(__func__, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
@@ -523,6 +538,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
                         void* result_addr, int result_count, MPI_Datatype result_datatype,
                         int target_rank, MPI_Aint target_disp, int target_count,
                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return getacc_checked(__func__, origin_addr, origin_count, origin_datatype, result_addr,
@@ -535,6 +551,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                           MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
                           MPI_Win win, MPI_Request* request) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     CH4_REQ_CHECK(request);
     return getacc_checked(__func__, origin_addr, origin_count, origin_datatype, result_addr,
@@ -545,6 +562,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
 CH4_PMPI(MPI_Compare_and_swap)
 int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     args a;
     if (int rc = check_target(__func__, win, target_rank, target_disp, 1, datatype, a)) return rc;

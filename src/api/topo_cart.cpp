@@ -35,6 +35,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Dims_create)
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (nnodes <= 0) CH4_FAIL_SELF(MPI_ERR_ARG, "invalid nnodes %d: must be > 0", nnodes);
     if (ndims < 0) CH4_FAIL_SELF(MPI_ERR_DIMS, "invalid ndims %d: must be >= 0", ndims);
@@ -69,6 +70,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
 CH4_PMPI(MPI_Cart_create)
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
                     int reorder, MPI_Comm* comm_cart) {
+    CH4_API_LOCK();
     MPI_Comm comm = comm_old;
     dev::comm* c = nullptr;
     if (const int rc = api::topo_parent(__func__, comm, c)) return rc;
@@ -84,6 +86,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 
 CH4_PMPI(MPI_Cart_map)
 int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     if (const int rc = api::topo_parent(__func__, comm, c)) return rc;
     if (!newrank) CH4_FAIL(comm, MPI_ERR_ARG, "newrank (output) is NULL");
@@ -94,6 +97,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 
 CH4_PMPI(MPI_Cartdim_get)
 int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::cart, c, t)) return rc;
@@ -104,6 +108,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int* ndims) {
 
 CH4_PMPI(MPI_Cart_get)
 int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::cart, c, t)) return rc;
@@ -121,6 +126,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 
 CH4_PMPI(MPI_Cart_rank)
 int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::cart, c, t)) return rc;
@@ -142,6 +148,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank) {
 
 CH4_PMPI(MPI_Cart_coords)
 int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::cart, c, t)) return rc;
@@ -157,6 +164,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]) {
 
 CH4_PMPI(MPI_Cart_shift)
 int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::cart, c, t)) return rc;
@@ -172,6 +180,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
 
 CH4_PMPI(MPI_Cart_sub)
 int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::cart, c, t)) return rc;

@@ -44,6 +44,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Topo_test)
 int MPI_Topo_test(MPI_Comm comm, int* status) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     const dev::comm* c = api::lookup_comm(comm);
     if (!c) CH4_FAIL(comm, MPI_ERR_COMM, "invalid communicator");

@@ -62,6 +62,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
                                    const int* sourceweights, int outdegree,
                                    const int destinations[], const int* destweights,
                                    MPI_Info info, int reorder, MPI_Comm* comm_dist_graph) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     MPI_Comm comm = comm_old;
     dev::comm* c = nullptr;
@@ -95,6 +96,7 @@ CH4_PMPI(MPI_Dist_graph_create)
 int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
                           const int destinations[], const int* weights, MPI_Info info,
                           int reorder, MPI_Comm* comm_dist_graph) {
+    CH4_API_LOCK();
     const char* fn = __func__;
     MPI_Comm comm = comm_old;
     dev::comm* c = nullptr;
@@ -127,6 +129,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 
 CH4_PMPI(MPI_Dist_graph_neighbors_count)
 int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::dist_graph, c, t)) return rc;
@@ -142,6 +145,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
 CH4_PMPI(MPI_Dist_graph_neighbors)
 int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int* sourceweights,
                              int maxoutdegree, int destinations[], int* destweights) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::dist_graph, c, t)) return rc;

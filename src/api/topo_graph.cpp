@@ -39,6 +39,7 @@ extern "C" {
 CH4_PMPI(MPI_Graph_create)
 int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                      int reorder, MPI_Comm* comm_graph) {
+    CH4_API_LOCK();
     MPI_Comm comm = comm_old;
     dev::comm* c = nullptr;
     if (const int rc = api::topo_parent(__func__, comm, c)) return rc;
@@ -54,6 +55,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 
 CH4_PMPI(MPI_Graph_map)
 int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     if (const int rc = api::topo_parent(__func__, comm, c)) return rc;
     if (!newrank) CH4_FAIL(comm, MPI_ERR_ARG, "newrank (output) is NULL");
@@ -64,6 +66,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
 
 CH4_PMPI(MPI_Graphdims_get)
 int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::graph, c, t)) return rc;
@@ -76,6 +79,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
 
 CH4_PMPI(MPI_Graph_get)
 int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::graph, c, t)) return rc;
@@ -92,6 +96,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
 
 CH4_PMPI(MPI_Graph_neighbors_count)
 int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::graph, c, t)) return rc;
@@ -105,6 +110,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors) {
 
 CH4_PMPI(MPI_Graph_neighbors)
 int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]) {
+    CH4_API_LOCK();
     dev::comm* c = nullptr;
     const topo::topology* t = nullptr;
     if (const int rc = api::topo_of(__func__, comm, topo::kind::graph, c, t)) return rc;

@@ -17,6 +17,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Win_get_attr)
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -38,6 +39,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
 
 CH4_PMPI(MPI_Win_get_group)
 int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -49,6 +51,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
 
 CH4_PMPI(MPI_Win_set_name)
 int MPI_Win_set_name(MPI_Win win, const char* win_name) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -63,6 +66,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name) {
 
 CH4_PMPI(MPI_Win_get_name)
 int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -73,8 +77,8 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
 }
 
 CH4_PMPI(MPI_Win_toint)
-int MPI_Win_toint(MPI_Win win) { return static_cast<int>(reinterpret_cast<intptr_t>(win)); }
+int MPI_Win_toint(MPI_Win win) { CH4_API_LOCK(); return static_cast<int>(reinterpret_cast<intptr_t>(win)); }
 CH4_PMPI(MPI_Win_fromint)
-MPI_Win MPI_Win_fromint(int win) { return reinterpret_cast<MPI_Win>(static_cast<intptr_t>(win)); }
+MPI_Win MPI_Win_fromint(int win) { CH4_API_LOCK(); return reinterpret_cast<MPI_Win>(static_cast<intptr_t>(win)); }
 
 }  // extern "C"

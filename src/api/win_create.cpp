@@ -138,6 +138,7 @@ extern "C" {
 CH4_PMPI(MPI_Win_create)
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win* win) {
+    CH4_API_LOCK();
     // no window info keys are interpreted
     return create_impl(__func__, base, size, disp_unit, info, comm, win);
 }
@@ -145,45 +146,53 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 CH4_PMPI(MPI_Win_create_c)
 int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                      MPI_Win* win) {
+    CH4_API_LOCK();
     return create_impl(__func__, base, size, disp_unit, info, comm, win);
 }
 
 CH4_PMPI(MPI_Win_allocate)
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                      MPI_Win* win) {
+    CH4_API_LOCK();
     return allocate_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
 CH4_PMPI(MPI_Win_allocate_c)
 int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                        void* baseptr, MPI_Win* win) {
+    CH4_API_LOCK();
     return allocate_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
 CH4_PMPI(MPI_Win_allocate_shared)
 int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                             MPI_Win* win) {
+    CH4_API_LOCK();
     return allocate_shared_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
 CH4_PMPI(MPI_Win_allocate_shared_c)
 int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
                               void* baseptr, MPI_Win* win) {
+    CH4_API_LOCK();
     return allocate_shared_impl(__func__, size, disp_unit, info, comm, baseptr, win);
 }
 
 CH4_PMPI(MPI_Win_shared_query)
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr) {
+    CH4_API_LOCK();
     return shared_query_impl(__func__, win, rank, size, disp_unit, baseptr);
 }
 
 CH4_PMPI(MPI_Win_shared_query_c)
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
+    CH4_API_LOCK();
     return shared_query_impl(__func__, win, rank, size, disp_unit, baseptr);
 }
 
 CH4_PMPI(MPI_Win_create_dynamic)
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     dev::comm* c = nullptr;
     if (int rc = check_create(__func__, 0, 1, info, comm, win, c)) return rc;
@@ -198,6 +207,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
 
 CH4_PMPI(MPI_Win_attach)
 int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -216,6 +226,7 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
 
 CH4_PMPI(MPI_Win_detach)
 int MPI_Win_detach(MPI_Win win, const void* base) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -228,6 +239,7 @@ int MPI_Win_detach(MPI_Win win, const void* base) {
 
 CH4_PMPI(MPI_Win_free)
 int MPI_Win_free(MPI_Win* win) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!win) CH4_FAIL_SELF(MPI_ERR_ARG, "win is NULL");
     rma::win* w = api::lookup_win(*win);

@@ -26,6 +26,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Win_create_errhandler)
 int MPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* errhandler) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!fn) CH4_FAIL_SELF(MPI_ERR_ARG, "win_errhandler_fn is NULL");
     if (!errhandler) CH4_FAIL_SELF(MPI_ERR_ARG, "errhandler (output) is NULL");
@@ -43,6 +44,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* fn, MPI_Errhandler* e
 
 CH4_PMPI(MPI_Win_set_errhandler)
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -59,6 +61,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
 
 CH4_PMPI(MPI_Win_get_errhandler)
 int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -70,6 +73,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
 
 CH4_PMPI(MPI_Win_call_errhandler)
 int MPI_Win_call_errhandler(MPI_Win win, int errorcode) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");

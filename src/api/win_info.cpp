@@ -82,6 +82,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Win_set_info)
 int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -93,6 +94,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
 
 CH4_PMPI(MPI_Win_get_info)
 int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");

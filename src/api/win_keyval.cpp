@@ -93,6 +93,7 @@ CH4_PMPI(MPI_Win_create_keyval)
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
                           MPI_Win_delete_attr_function* win_delete_attr_fn, int* win_keyval,
                           void* extra_state) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!win_keyval) CH4_FAIL_SELF(MPI_ERR_ARG, "win_keyval (output) is NULL");
     dev::keyval kv;
@@ -108,6 +109,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn,
 
 CH4_PMPI(MPI_Win_free_keyval)
 int MPI_Win_free_keyval(int* win_keyval) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!win_keyval) CH4_FAIL_SELF(MPI_ERR_ARG, "win_keyval is NULL");
     if (predefined(*win_keyval))
@@ -124,6 +126,7 @@ int MPI_Win_free_keyval(int* win_keyval) {
 
 CH4_PMPI(MPI_Win_set_attr)
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!api::lookup_win(win)) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
     if (predefined(win_keyval))
@@ -138,6 +141,7 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
 
 CH4_PMPI(MPI_Win_delete_attr)
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     if (!api::lookup_win(win)) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
     if (predefined(win_keyval))

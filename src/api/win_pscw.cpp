@@ -64,6 +64,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Win_post)
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -84,6 +85,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
 
 CH4_PMPI(MPI_Win_start)
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -105,6 +107,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
 
 CH4_PMPI(MPI_Win_complete)
 int MPI_Win_complete(MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -115,6 +118,7 @@ int MPI_Win_complete(MPI_Win win) {
 
 CH4_PMPI(MPI_Win_wait)
 int MPI_Win_wait(MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -124,6 +128,7 @@ int MPI_Win_wait(MPI_Win win) {
 
 CH4_PMPI(MPI_Win_test)
 int MPI_Win_test(MPI_Win win, int* flag) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;

@@ -93,6 +93,7 @@ extern "C" {
 
 CH4_PMPI(MPI_Win_fence)
 int MPI_Win_fence(int assert, MPI_Win win) {
+    CH4_API_LOCK();
     CH4_REQUIRE_INIT();
     rma::win* w = api::lookup_win(win);
     if (!w) CH4_FAIL_SELF(MPI_ERR_WIN, "invalid window");
@@ -121,6 +122,7 @@ int MPI_Win_fence(int assert, MPI_Win win) {
 
 CH4_PMPI(MPI_Win_lock)
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -141,6 +143,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
 
 CH4_PMPI(MPI_Win_unlock)
 int MPI_Win_unlock(int rank, MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -154,6 +157,7 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
 
 CH4_PMPI(MPI_Win_lock_all)
 int MPI_Win_lock_all(int assert, MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -169,6 +173,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
 
 CH4_PMPI(MPI_Win_unlock_all)
 int MPI_Win_unlock_all(MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;
@@ -177,16 +182,17 @@ int MPI_Win_unlock_all(MPI_Win win) {
 }
 
 CH4_PMPI(MPI_Win_flush)
-int MPI_Win_flush(int rank, MPI_Win win) { return flush_impl(__func__, rank, win, false); }
+int MPI_Win_flush(int rank, MPI_Win win) { CH4_API_LOCK(); return flush_impl(__func__, rank, win, false); }
 CH4_PMPI(MPI_Win_flush_local)
-int MPI_Win_flush_local(int rank, MPI_Win win) { return flush_impl(__func__, rank, win, true); }
+int MPI_Win_flush_local(int rank, MPI_Win win) { CH4_API_LOCK(); return flush_impl(__func__, rank, win, true); }
 CH4_PMPI(MPI_Win_flush_all)
-int MPI_Win_flush_all(MPI_Win win) { return flush_all_impl(__func__, win, false); }
+int MPI_Win_flush_all(MPI_Win win) { CH4_API_LOCK(); return flush_all_impl(__func__, win, false); }
 CH4_PMPI(MPI_Win_flush_local_all)
-int MPI_Win_flush_local_all(MPI_Win win) { return flush_all_impl(__func__, win, true); }
+int MPI_Win_flush_local_all(MPI_Win win) { CH4_API_LOCK(); return flush_all_impl(__func__, win, true); }
 
 CH4_PMPI(MPI_Win_sync)
 int MPI_Win_sync(MPI_Win win) {
+    CH4_API_LOCK();
     int rc;
     rma::win* w = win_of(__func__, win, rc);
     if (!w) return rc;

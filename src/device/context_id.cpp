@@ -7,6 +7,8 @@
 #include "dame/type.hpp"
 #include "coll/coll.hpp"
 #include "device/device.hpp"
+#include "device/progress.hpp"
+#include "util/api_lock.hpp"
 
 namespace ch4lite::dev {
 
@@ -15,10 +17,63 @@ constexpr int words = max_context_ids / 64;
 constexpr int first_words = 8;
 uint64_t g_mask[words];
 int g_offers = 0;  // blocking agreements waiting for their AND (offer_scope)
+
+// MPI_THREAD_MULTIPLE: the keys of the blocking agreements in flight here
+// and whether one of them holds the mask for its current attempt (offer_scope).
+uint64_t g_keys[64];
+int g_nkeys = 0;
+bool g_mask_held = false;
+
 }  // namespace
 
-offer_scope::offer_scope() noexcept { ++g_offers; }
-offer_scope::~offer_scope() { --g_offers; }
+offer_scope::offer_scope(uint64_t key) noexcept : key_(key) {
+    ++g_offers;
+    // More than 64 threads agreeing at once: the others wait for a slot.
+    while (util::g_thread_multiple && g_nkeys == 64) {
+        unsigned idle = 0;
+        (void)progress();
+        idle_step(idle);
+    }
+    if (util::g_thread_multiple) g_keys[g_nkeys++] = key;
+}
+
+offer_scope::~offer_scope() {
+    --g_offers;
+    if (!util::g_thread_multiple) return;
+    if (turn_) g_mask_held = false;
+    for (int i = 0; i < g_nkeys; ++i)
+        if (g_keys[i] == key_) {
+            g_keys[i] = g_keys[--g_nkeys];
+            break;
+        }
+}
+
+void offer_scope::fill(uint64_t* out, int words, bool offer) noexcept {
+    turn_ = true;
+    if (util::g_thread_multiple) {
+        for (int i = 0; i < g_nkeys; ++i)
+            if (g_keys[i] < key_) turn_ = false;
+        if (g_mask_held) turn_ = false;
+        if (turn_) g_mask_held = true;
+    }
+    for (int w = 0; w < words; ++w) out[w] = offer && turn_ ? g_mask[w] : 0;
+    out[words] = turn_ ? ~uint64_t{0} : 0;
+}
+
+bool offer_scope::final(const uint64_t* common, int words) noexcept {
+    if (turn_ && util::g_thread_multiple) g_mask_held = false;
+    turn_ = false;
+    if (common[words] == ~uint64_t{0}) return true;
+    // Another agreement has the turn somewhere. An attempt over a group of
+    // one (or whose members all answered at once) never waited, so never
+    // let the other threads in: do it now, or this retry loop would spin
+    // holding the lock while the agreement on turn cannot move.
+    unsigned idle = 0;
+    (void)progress();
+    idle_step(idle);
+    return false;
+}
+
 bool context_id_offers_pending() noexcept { return g_offers > 0; }
 
 bool context_id_reserve(uint32_t id) noexcept {
@@ -46,13 +101,16 @@ status context_id_allocate(comm& parent, uint32_t& id, bool offer) noexcept {
     // Most programs keep few communicators: agree on the first 512 ids
     // (64 bytes) and look at the whole mask only when those are all taken.
     // Every member sees the same result, so all take the same branch.
-    static constexpr uint64_t none[words] = {};
-    uint64_t common[words];
-    const offer_scope busy;  // a nonblocking agreement must not take what we offer
+    uint64_t common[words + 1];
+    offer_scope busy(parent.context_id);  // a nonblocking agreement must not take what we offer
     for (int n : {first_words, words}) {
-        const uint64_t* mine = offer ? g_mask : none;
-        if (const status s = coll::allreduce(mine, common, n, band, parent); s != status::ok)
-            return s;
+        do {
+            busy.fill(common, n, offer);
+            if (const status s = coll::allreduce(nullptr, common, n + 1, band, parent); s != status::ok) {
+                (void)busy.final(common, n);
+                return s;
+            }
+        } while (!busy.final(common, n));
         for (int w = 0; w < n; ++w) {
             if (!common[w]) continue;
             const int bit = std::countr_zero(common[w]);

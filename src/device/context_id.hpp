@@ -45,11 +45,35 @@ bool context_id_take(const uint64_t* common, int words, uint32_t* ids, int n) no
 // waits for the AND must not see one of those ids taken meanwhile: it marks
 // itself (offer_scope), and a nonblocking one that finds any in flight
 // declines to reserve (and retries).
-struct offer_scope {
-    offer_scope() noexcept;
+//
+// Under MPI_THREAD_MULTIPLE several threads may run blocking agreements at
+// once, each over its own communicator, and each waits for its AND with
+// the lock given to the others (util/api_lock.hpp): two of them must not
+// offer the same free ids. The process's mask then goes to one agreement
+// at a time, the one with the lowest key (its parent communicator's
+// context, the same on every member) among those in flight here; the
+// others offer nothing and retry. A turn word after the mask, ANDed with
+// it, tells every member whether all of them offered (the result is final)
+// or some were not on turn (all retry). As in MPICH, the lowest key gets
+// its turn on every member once all of them have reached it, so
+// agreements neither mismatch nor live-lock. With one thread, every
+// attempt is on turn and final.
+class offer_scope {
+public:
+    explicit offer_scope(uint64_t key = 0) noexcept;
     ~offer_scope();
     offer_scope(const offer_scope&) = delete;
     offer_scope& operator=(const offer_scope&) = delete;
+    // Fills out[0, words) with this process's free-id mask (zeros when
+    // offer is false, or not on turn) and out[words] with the turn word.
+    void fill(uint64_t* out, int words, bool offer) noexcept;
+    // After the AND of words + 1 words: whether every member was on turn
+    // (then the mask is the answer); ends this attempt's turn either way.
+    bool final(const uint64_t* common, int words) noexcept;
+
+private:
+    uint64_t key_;
+    bool turn_ = false;
 };
 bool context_id_offers_pending() noexcept;
 // Reserves `id` if it is free here (true), for a nonblocking agreement.

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "dame/stream.hpp"
+#include "util/api_lock.hpp"
 #include "device/comm.hpp"
 #include "device/match_queue.hpp"
 #include "device/pool_gc.hpp"
@@ -142,8 +143,11 @@ status init(int required, int& provided, std::string& error) {
     g_dev.world_rank = g_dev.boot.rank();
     g_dev.world_size = g_dev.boot.size();
     util::set_log_rank(g_dev.world_rank);
-    // We serialize nothing internally: SERIALIZED is the most we provide.
-    provided = std::min(required, static_cast<int>(MPI_THREAD_SERIALIZED));
+    // Every level is provided; MULTIPLE by one lock around every MPI call
+    // (util/api_lock.hpp, taken from MPI_Init_thread on): the device itself
+    // is entered by one thread at a time at every level.
+    provided = required;
+    util::g_thread_multiple = provided == MPI_THREAD_MULTIPLE;
     g_dev.thread_level = provided;
     init_locality();
     s = init_pools();

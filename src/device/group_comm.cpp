@@ -107,17 +107,20 @@ status comm_create_group(const group& g, int tag, uint32_t ctx, MPI_Errhandler e
     out = nullptr;
     comm* c = nullptr;
     if (offer && comm_make(eh, c) != status::ok) offer = false;
-    uint64_t common[context_mask_words];
+    uint64_t common[context_mask_words + 1];
     uint32_t id = 0;
     bool got = false;
-    const offer_scope busy;
+    offer_scope busy(uint64_t{ctx} << 32 | static_cast<uint32_t>(tag));
     // Most programs keep few communicators: the first 512 ids first.
     for (int words : {8, context_mask_words}) {
-        context_id_mask(common, words, offer);
-        if (const status s = group_band(ctx, g, tag, common, words); s != status::ok) {
-            if (c) comm_discard(c);
-            return s;
-        }
+        do {
+            busy.fill(common, words, offer);
+            if (const status s = group_band(ctx, g, tag, common, words + 1); s != status::ok) {
+                (void)busy.final(common, words);
+                if (c) comm_discard(c);
+                return s;
+            }
+        } while (!busy.final(common, words));
         if ((got = context_id_take(common, words, &id, 1))) break;
     }
     if (!got) {

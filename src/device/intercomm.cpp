@@ -60,18 +60,28 @@ coll::reduction band_u64() noexcept {
 status agree_ids(comm& local, int leader, const channel& ch, uint32_t* ids, int n,
                  bool offer) noexcept {
     const coll::reduction band = band_u64();
-    uint64_t mine[context_mask_words], theirs[context_mask_words];
-    const offer_scope busy;
+    uint64_t mine[context_mask_words + 1], theirs[context_mask_words + 1];
+    offer_scope busy(local.context_id);
     for (int words : {8, context_mask_words}) {
-        context_id_mask(mine, words, offer);
-        if (const status s = coll::allreduce(nullptr, mine, words, band, local); s != status::ok)
-            return s;
-        const std::size_t bytes = static_cast<std::size_t>(words) * sizeof(uint64_t);
-        if (local.rank == leader) {
-            if (const status s = ch.sendrecv(mine, bytes, theirs, bytes); s != status::ok) return s;
-            for (int w = 0; w < words; ++w) mine[w] &= theirs[w];
+        // The turn word (context_id.hpp) goes through the AND, the leaders'
+        // exchange and the broadcast with the mask.
+        const std::size_t bytes = static_cast<std::size_t>(words + 1) * sizeof(uint64_t);
+        const auto attempt = [&]() -> status {
+            busy.fill(mine, words, offer);
+            if (const status s = coll::allreduce(nullptr, mine, words + 1, band, local); s != status::ok)
+                return s;
+            if (local.rank == leader) {
+                if (const status s = ch.sendrecv(mine, bytes, theirs, bytes); s != status::ok) return s;
+                for (int w = 0; w <= words; ++w) mine[w] &= theirs[w];
+            }
+            return coll::bcast(mine, bytes, leader, local);
+        };
+        for (;;) {
+            const status s = attempt();
+            const bool done = busy.final(mine, words);
+            if (s != status::ok) return s;
+            if (done) break;
         }
-        if (const status s = coll::bcast(mine, bytes, leader, local); s != status::ok) return s;
         if (context_id_take(mine, words, ids, n)) return status::ok;
     }
     return offer ? status::exhausted : status::no_mem;

@@ -17,6 +17,7 @@
 #include "device/progress.hpp"
 #include "device/request.hpp"
 #include "device/typed.hpp"
+#include "util/api_lock.hpp"
 
 namespace ch4lite::dev {
 
@@ -191,11 +192,15 @@ inline status start_result(request* r, status s, deferred_op op) noexcept {
 // path matches that same message. With t (a noncontiguous receive), buf
 // holds count instances of t, cap is their packed size, and the payload is
 // unpacked into them straight from the ring.
+// Not under MPI_THREAD_MULTIPLE: the loop notices a queued match only
+// after its own polls, while there another thread's poll may queue it (and
+// another thread may post a receive on ctx meanwhile).
 inline bool recv_direct(uint32_t ctx, void* buf, std::size_t cap, comm& c, int rank, int tag,
                         direct_recv& out, const dame::type* t = nullptr, int64_t count = 0) noexcept {
     if constexpr (native_tagged) {
         if (!g_dev.device_matching) return false;
     }
+    if (util::g_thread_multiple) return false;
     lazy_flush(ctx);
     if (!g_dev.shm.active() || !queues().posted_empty(ctx)) return false;
     uint32_t lo = 0, hi = g_dev.shm.rings();

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "util/api_lock.hpp"
 #include "util/env.hpp"
 #include "rma/rma.hpp"
 #include "util/log.hpp"
@@ -75,6 +76,9 @@ int background_progress() noexcept {
 
 void idle_step(unsigned& idle) noexcept {
     ++idle;
+    // Under MPI_THREAD_MULTIPLE, threads waiting to enter MPI get the lock
+    // now: what this wait needs may be their next call.
+    util::api_lock_yield();
     // A quiet netmod (device.hpp) still gets a poll now and then, so any
     // housekeeping its provider does in progress is not starved.
     if (g_dev.nm_quiet && (idle & 0x3fff) == 0 && g_dev.nm_open) (void)g_dev.nm.progress();

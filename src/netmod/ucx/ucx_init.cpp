@@ -11,6 +11,7 @@
 #include "device/bootstrap.hpp"
 #include "netmod/exchange.hpp"
 #include "netmod/ucx/ucx_am.hpp"
+#include "util/api_lock.hpp"
 #include "util/env.hpp"
 #include "util/log.hpp"
 
@@ -151,7 +152,9 @@ status am_netmod::open(dev::bootstrap& bs, uint64_t features, const char* identi
     }
     ucp_worker_params_t wp{};
     wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-    wp.thread_mode = UCS_THREAD_MODE_SINGLE;  // the device serializes every call
+    // The device is entered by one thread at a time; under
+    // MPI_THREAD_MULTIPLE that thread changes (util/api_lock.hpp).
+    wp.thread_mode = util::g_thread_multiple ? UCS_THREAD_MODE_SERIALIZED : UCS_THREAD_MODE_SINGLE;
     if ((s = ucp_worker_create(context_, &wp, &worker_)) != UCS_OK) {
         worker_ = nullptr;
         util::warn("ucx: cannot create a UCP worker: %s", ucs_status_string(s));
