@@ -12,6 +12,7 @@
 #include "api/errors.hpp"
 #include "api/handles.hpp"
 #include "device/comm.hpp"
+#include "device/async_progress.hpp"
 #include "device/device.hpp"
 
 using namespace ch4lite;
@@ -42,7 +43,8 @@ int init_impl(const char* func, int required, int* provided) {
     g_main_thread = pthread_self();
     // From here every MPI call takes the lock (util/api_lock.hpp); this
     // call's own guard read it off and releases nothing.
-    if (prov == MPI_THREAD_MULTIPLE) util::api_lock_enable(true);
+    if (prov == MPI_THREAD_MULTIPLE || dev::g_dev.async_progress) util::api_lock_enable(true);
+    if (dev::g_dev.async_progress) dev::async_progress_start();
     if (provided) *provided = prov;
     return MPI_SUCCESS;
 }
@@ -110,6 +112,9 @@ int MPI_Finalize(void) {
     const int self_rc = api::comm_self_attrs_free();
     if (self_rc != MPI_SUCCESS) (void)api::raise_self(self_rc);
     api::dt::f90_release_all();
+    // The progress thread goes first; it only try-locks, so it ends while
+    // this call holds the lock.
+    dev::async_progress_stop();
     const status s = dev::finalize();
     // No MPI call may follow but the few allowed after MPI_Finalize, which
     // need no lock; this call's guard still releases the one it took.

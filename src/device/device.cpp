@@ -12,6 +12,7 @@
 
 #include "dame/stream.hpp"
 #include "util/api_lock.hpp"
+#include "device/async_progress.hpp"
 #include "device/comm.hpp"
 #include "device/match_queue.hpp"
 #include "device/pool_gc.hpp"
@@ -147,7 +148,10 @@ status init(int required, int& provided, std::string& error) {
     // (util/api_lock.hpp, taken from MPI_Init_thread on): the device itself
     // is entered by one thread at a time at every level.
     provided = required;
-    util::g_thread_multiple = provided == MPI_THREAD_MULTIPLE;
+    // The progress thread enters the device as a second thread would: the
+    // device runs as under MULTIPLE whatever the application asked for.
+    g_dev.async_progress = async_progress_wanted();
+    util::g_thread_multiple = provided == MPI_THREAD_MULTIPLE || g_dev.async_progress;
     g_dev.thread_level = provided;
     init_locality();
     s = init_pools();

@@ -28,6 +28,7 @@ struct device_state {
     bool initialized = false;
     bool finalized = false;
     int thread_level = 0;     // MPI_THREAD_* provided
+    bool async_progress = false;  // CH4LITE_ASYNC_PROGRESS (async_progress.hpp)
     std::size_t eager_max = 0;     // AM path: largest eager payload
     std::size_t rndv_chunk = 0;    // AM path: rendezvous chunk size
     std::size_t rndv_window = 0;   // AM path: chunks in flight per message

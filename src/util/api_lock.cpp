@@ -16,8 +16,15 @@ namespace {
 
 void acquire(api_lock_state& l, pthread_t self, unsigned depth) noexcept {
     if (!l.m.try_lock()) {
+        // Counted as a waiter from the start, so a thread that yields the
+        // lock (api_lock_yield_slow) waits for this one to take it.
         l.waiters.fetch_add(1, std::memory_order_relaxed);
-        l.m.lock();
+        // Calls hold the lock briefly (the progress thread's poll, a call
+        // that does not wait): spin a little before sleeping in the kernel,
+        // whose wake-up takes longer than most holds.
+        bool got = false;
+        for (int i = 0; i < 200 && !(got = l.m.try_lock()); ++i) __builtin_ia32_pause();
+        if (!got) l.m.lock();
         l.waiters.fetch_sub(1, std::memory_order_relaxed);
     }
     l.owner.store(self, std::memory_order_relaxed);
@@ -38,11 +45,33 @@ void api_lock() noexcept {
     acquire(l, self, 1);
 }
 
-void api_unlock() noexcept {
+api_hooks g_api_hooks;
+
+void api_unlock_quiet() noexcept {
     api_lock_state& l = g_api_lock;
     if (--l.depth != 0) return;
     l.owner.store(pthread_t{}, std::memory_order_relaxed);
     l.m.unlock();
+}
+
+void api_unlock() noexcept {
+    api_lock_state& l = g_api_lock;
+    if (l.depth != 1 || !g_api_hooks.work_left) {
+        api_unlock_quiet();
+        return;
+    }
+    const bool left = g_api_hooks.work_left();
+    api_unlock_quiet();
+    if (left) g_api_hooks.wake();
+}
+
+bool api_try_lock() noexcept {
+    api_lock_state& l = g_api_lock;
+    if (!l.m.try_lock()) return false;
+    l.owner.store(pthread_self(), std::memory_order_relaxed);
+    l.depth = 1;
+    l.taken.store(l.taken.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    return true;
 }
 
 void api_lock_yield_slow() noexcept {

@@ -38,6 +38,18 @@ extern api_lock_state g_api_lock;
 void api_lock_enable(bool on) noexcept;
 void api_lock() noexcept;
 void api_unlock() noexcept;
+// For the progress thread (dev/async_progress.hpp): takes the lock only if
+// it is free (true: taken, depth 1), and gives it back without the hook.
+bool api_try_lock() noexcept;
+void api_unlock_quiet() noexcept;
+// Set while the progress thread runs (dev/async_progress.hpp): when an
+// outermost MPI call ends, work_left() is asked with the lock still held,
+// and wake() is called once it is released if the answer was yes.
+struct api_hooks {
+    bool (*work_left)() noexcept = nullptr;
+    void (*wake)() noexcept = nullptr;
+};
+extern api_hooks g_api_hooks;
 // Inside a call, at an idle poll: when other threads wait for the lock,
 // give it up (whatever the nesting), let one of them take it, and take it
 // back. Nothing when the lock is off or nobody waits.
