@@ -16,7 +16,9 @@
 #                          p2p/(latency|bandwidth), the UCX comparison:
 #                          ch4lite-ucx ch4lite-ucx-am ch4lite-ucx-tcp
 #                          ch4lite-ucx-am-tcp mpich-tcp ompi-ucx ompi-ucx-tcp);
-#                          opt-in: ch4lite-am
+#                          opt-in: ch4lite-am; ch4lite-async and mpich-async
+#                          (a progress thread: CH4LITE_ASYNC_PROGRESS=1,
+#                          MPIR_CVAR_ASYNC_PROGRESS=1)
 #   BENCH_BIND=core        bind ranks to cores (default: no binding anywhere)
 #   BENCH_TIMEOUT=<s>      per program run (default 600)
 #   BENCH_STRICT=1         exit 1 when a goal is missed (default: never fail)
@@ -76,7 +78,7 @@ note() { echo "$*" >>"$notes"; }
 built() { case " $BENCH_BUILT_IMPLS " in *" $1 "*) return 0 ;; esac; return 1; }
 available() {
   case $1 in
-    ch4lite|ch4lite-net)
+    ch4lite|ch4lite-net|ch4lite-async)
       built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] ;;
     ch4lite-am)
       built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] && [ -e "$BENCH_CH4LITE_AM_LIBDIR/libmpi.so.1" ] ;;
@@ -86,7 +88,7 @@ available() {
       built ch4lite && [ -x "$BENCH_CH4LITE_MPIEXEC" ] && [ -e "$BENCH_CH4LITE_UCX_AM_LIBDIR/libmpi.so.1" ] ;;
     ompi-ucx|ompi-ucx-tcp)
       built ompi && [ -n "$BENCH_OMPIRUN" ] && [ -x "$BENCH_OMPIRUN" ] && ompi_has_ucx ;;
-    mpich|mpich-tcp)
+    mpich|mpich-tcp|mpich-async)
       built mpich && [ -n "$BENCH_HYDRA" ] && [ -x "$BENCH_HYDRA" ] ;;
     ompi)
       built ompi && [ -n "$BENCH_OMPIRUN" ] && [ -x "$BENCH_OMPIRUN" ] ;;
@@ -139,8 +141,8 @@ ucx_filter=${BENCH_UCX_FILTER:-'p2p/(latency|bandwidth)$'}
 configs=
 for c in $wanted; do
   case $c in
-    ch4lite|ch4lite-net|ch4lite-am|ch4lite-ucx|ch4lite-ucx-am|ch4lite-ucx-tcp|ch4lite-ucx-am-tcp|\
-    mpich|mpich-tcp|ompi|ompi-ofi|ompi-ucx|ompi-ucx-tcp)
+    ch4lite|ch4lite-net|ch4lite-am|ch4lite-async|ch4lite-ucx|ch4lite-ucx-am|ch4lite-ucx-tcp|ch4lite-ucx-am-tcp|\
+    mpich|mpich-tcp|mpich-async|ompi|ompi-ofi|ompi-ucx|ompi-ucx-tcp)
       if available "$c"; then configs="$configs $c"; else note "skipped $c: $(why_not "$c")"; fi ;;
   esac
 done
@@ -184,6 +186,12 @@ launch() {
       $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 1 \
         -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
         -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
+    ch4lite-async)
+      # ch4lite on a node with its progress thread (docs/threads.md).
+      $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 1 \
+        -genv CH4LITE_ASYNC_PROGRESS 1 \
+        -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
+        -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     ch4lite-net)
       $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 0 \
         -genv FI_PROVIDER "$PROV" -genv FI_TCP_IFACE lo -genv FI_SOCKETS_IFACE lo \
@@ -208,9 +216,10 @@ launch() {
       $tmo_cmd "$BENCH_CH4LITE_MPIEXEC" -n "$l_np" $ch4_bind -genv CH4LITE_SHM 0 \
         -genv LD_LIBRARY_PATH "$l_lib" $l_tls -genv UCX_NET_DEVICES lo \
         -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
-    mpich)
+    mpich|mpich-async)
       # ch4:ucx: on-node data over UCX shared memory; any network lane on lo.
       $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$l_np" $hy_bind -genv UCX_NET_DEVICES lo \
+        $([ "$l_cfg" = mpich-async ] && echo -genv MPIR_CVAR_ASYNC_PROGRESS 1) \
         -genv BENCH_QUICK $quick -genv BENCH_IMPL "$l_cfg" $genv "$@" ;;
     mpich-tcp)
       $tmo_cmd "$BENCH_HYDRA" -iface lo -n "$l_np" $hy_bind -genv UCX_TLS tcp,self \

@@ -216,6 +216,11 @@ int main(int argc, char **argv)
         bench_ratio(table, "ovl/best-peer", "ch4lite.ovl_pct", "max(mpich.ovl_pct,ompi.ovl_pct)");
         bench_ratio(table, "ovlt/best-peer", "ch4lite.ovlt_pct", "max(mpich.ovlt_pct,ompi.ovlt_pct)");
         bench_goal(table, "ovlt/best-peer", ">=", 1.0, NULL);
+        /* With BENCH_CONFIGS including ch4lite-async (and mpich-async):
+         * the progress thread of docs/threads.md. */
+        bench_ratio(table, "async ovl/best-peer", "ch4lite-async.ovl_pct", "max(mpich.ovl_pct,ompi.ovl_pct)");
+        bench_ratio(table, "async ovl/mpich-async", "ch4lite-async.ovl_pct", "mpich-async.ovl_pct");
+        bench_ratio(table, "async pure/pure", "ch4lite-async.pure_us", "ch4lite.pure_us");
         for (size_t bytes = 8; bytes <= max;
              bytes = bytes * 8 > max && bytes < max ? max : (bytes == 32768 ? 65536 : bytes * 8)) {
             if (what == IALLTOALL && bytes * (size_t)np > max * (size_t)np)
