@@ -18,29 +18,29 @@ constexpr int first_words = 8;
 uint64_t g_mask[words];
 int g_offers = 0;  // blocking agreements waiting for their AND (offer_scope)
 
-// MPI_THREAD_MULTIPLE: the keys of the blocking agreements in flight here
-// and whether one of them holds the mask for its current attempt (offer_scope).
+// MPI_THREAD_MULTIPLE (offer_scope): the eager ids (the first word) and
+// whether an agreement's first attempt holds them; the keys of the
+// agreements past their first attempt, and whether one of them holds the
+// rest of the mask for its current attempt.
+constexpr int eager_words = 1;
+bool g_eager_held = false;
 uint64_t g_keys[64];
 int g_nkeys = 0;
 bool g_mask_held = false;
 
 }  // namespace
 
-offer_scope::offer_scope(uint64_t key) noexcept : key_(key) {
+offer_scope::offer_scope(uint64_t key, int need) noexcept
+    : key_(key), need_(need), eager_phase_(util::g_thread_multiple) {
     ++g_offers;
-    // More than 64 threads agreeing at once: the others wait for a slot.
-    while (util::g_thread_multiple && g_nkeys == 64) {
-        unsigned idle = 0;
-        (void)progress();
-        idle_step(idle);
-    }
-    if (util::g_thread_multiple) g_keys[g_nkeys++] = key;
 }
 
 offer_scope::~offer_scope() {
     --g_offers;
     if (!util::g_thread_multiple) return;
     if (turn_) g_mask_held = false;
+    if (eager_) g_eager_held = false;
+    if (!registered_) return;
     for (int i = 0; i < g_nkeys; ++i)
         if (g_keys[i] == key_) {
             g_keys[i] = g_keys[--g_nkeys];
@@ -48,7 +48,27 @@ offer_scope::~offer_scope() {
         }
 }
 
+void offer_scope::enter_turns() noexcept {
+    // More than 64 threads agreeing at once: the others wait for a slot.
+    while (g_nkeys == 64) {
+        unsigned idle = 0;
+        (void)progress();
+        idle_step(idle);
+    }
+    g_keys[g_nkeys++] = key_;
+    registered_ = true;
+}
+
 void offer_scope::fill(uint64_t* out, int words, bool offer) noexcept {
+    if (eager_phase_) {
+        // First attempt under MULTIPLE: the eager ids, if no other first
+        // attempt here holds them; no turns. The turn word is unused.
+        eager_ = offer && !g_eager_held;
+        if (eager_) g_eager_held = true;
+        for (int w = 0; w < words; ++w) out[w] = eager_ && w < eager_words ? g_mask[w] : 0;
+        out[words] = ~uint64_t{0};
+        return;
+    }
     turn_ = true;
     if (util::g_thread_multiple) {
         for (int i = 0; i < g_nkeys; ++i)
@@ -56,11 +76,24 @@ void offer_scope::fill(uint64_t* out, int words, bool offer) noexcept {
         if (g_mask_held) turn_ = false;
         if (turn_) g_mask_held = true;
     }
-    for (int w = 0; w < words; ++w) out[w] = offer && turn_ ? g_mask[w] : 0;
+    // Under MULTIPLE the eager ids are only ever offered by first attempts.
+    const int from = util::g_thread_multiple ? eager_words : 0;
+    for (int w = 0; w < words; ++w) out[w] = offer && turn_ && w >= from ? g_mask[w] : 0;
     out[words] = turn_ ? ~uint64_t{0} : 0;
 }
 
 bool offer_scope::final(const uint64_t* common, int words) noexcept {
+    if (eager_phase_) {
+        if (eager_) g_eager_held = false;
+        eager_ = false;
+        eager_phase_ = false;
+        // Every member sees the same AND, so all decide alike.
+        int found = 0;
+        for (int w = 0; w < words; ++w) found += std::popcount(common[w]);
+        if (found >= need_) return true;
+        enter_turns();
+        return false;
+    }
     if (turn_ && util::g_thread_multiple) g_mask_held = false;
     turn_ = false;
     if (common[words] == ~uint64_t{0}) return true;

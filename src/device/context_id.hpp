@@ -49,31 +49,47 @@ bool context_id_take(const uint64_t* common, int words, uint32_t* ids, int n) no
 // Under MPI_THREAD_MULTIPLE several threads may run blocking agreements at
 // once, each over its own communicator, and each waits for its AND with
 // the lock given to the others (util/api_lock.hpp): two of them must not
-// offer the same free ids. The process's mask then goes to one agreement
-// at a time, the one with the lowest key (its parent communicator's
-// context, the same on every member) among those in flight here; the
-// others offer nothing and retry. A turn word after the mask, ANDed with
-// it, tells every member whether all of them offered (the result is final)
-// or some were not on turn (all retry). As in MPICH, the lowest key gets
-// its turn on every member once all of them have reached it, so
-// agreements neither mismatch nor live-lock. With one thread, every
-// attempt is on turn and final.
+// offer the same free ids. As in MPICH, in two stages:
+// - An agreement's first attempt is eager: it offers the ids of the first
+//   mask word if no other first attempt here holds them, else nothing, and
+//   needs no turn. If the AND has the ids it needs, done. A first attempt
+//   whose collective waits long (a member is elsewhere) holds only those.
+// - Later attempts take turns for the rest of the mask: it goes to one
+//   agreement at a time, the one with the lowest key (its parent
+//   communicator's context, the same on every member) among those here
+//   past their first attempt; the others offer zeros and retry. A turn word
+//   after the mask, ANDed with it, tells every member whether all of them
+//   offered (the answer stands) or not (all retry). The lowest key gets its
+//   turn on every member once all of them reach it.
+// The two stages keep a thread whose agreement waits for another process
+// from stopping the agreements of this process's other threads (MPICH's
+// threads/comm/comm_dup_deadlock: a dup of MPI_COMM_SELF behind a dup of a
+// communicator whose other members are in their own MPI_COMM_SELF dup).
+// With one thread, every attempt is on turn and final, over the whole mask.
 class offer_scope {
 public:
-    explicit offer_scope(uint64_t key = 0) noexcept;
+    // need: how many ids the agreement takes (an eager attempt succeeds
+    // when the AND has that many).
+    explicit offer_scope(uint64_t key = 0, int need = 1) noexcept;
     ~offer_scope();
     offer_scope(const offer_scope&) = delete;
     offer_scope& operator=(const offer_scope&) = delete;
-    // Fills out[0, words) with this process's free-id mask (zeros when
-    // offer is false, or not on turn) and out[words] with the turn word.
+    // Fills out[0, words) with this process's free-id mask for this
+    // attempt (zeros when offer is false, or not on turn) and out[words]
+    // with the turn word.
     void fill(uint64_t* out, int words, bool offer) noexcept;
-    // After the AND of words + 1 words: whether every member was on turn
-    // (then the mask is the answer); ends this attempt's turn either way.
+    // After the AND of words + 1 words: whether the answer stands (then
+    // the mask is the answer); ends this attempt's turn either way.
     bool final(const uint64_t* common, int words) noexcept;
 
 private:
+    void enter_turns() noexcept;
     uint64_t key_;
+    int need_;
+    bool eager_phase_;
+    bool eager_ = false;
     bool turn_ = false;
+    bool registered_ = false;
 };
 bool context_id_offers_pending() noexcept;
 // Reserves `id` if it is free here (true), for a nonblocking agreement.

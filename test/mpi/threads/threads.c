@@ -12,6 +12,10 @@
  * - MPI_Comm_dup / MPI_Comm_free at once in every thread, and the other
  *   constructors that agree on context ids: MPI_Comm_split,
  *   MPI_Comm_create_group, MPI_Intercomm_create, MPI_Intercomm_merge;
+ * - a dup of MPI_COMM_SELF while another thread's dup of a communicator
+ *   waits for a process whose threads are in their own MPI_COMM_SELF dup
+ *   (the shape of MPICH's threads/comm/comm_dup_deadlock: the context-id
+ *   agreements of one process must not wait for each other);
  * - passive-target RMA at once, one window per thread, and matched probes
  *   (MPI_Mprobe / MPI_Mrecv) on the threads' own tags;
  * - a generalized request waited for in one thread, completed in another.
@@ -192,6 +196,28 @@ static void* constructors(void* arg) {
     return NULL;
 }
 
+/* ---- a local dup beside a dup that waits for another process ------------- */
+static pthread_mutex_t self_lock = PTHREAD_MUTEX_INITIALIZER;
+static void* self_and_shared(void* arg) {
+    const int t = (int)(intptr_t)arg;
+    /* rank t's thread t comes late: the other ranks' thread t waits for it
+     * in the dup of tcomm[t] while their other threads dup MPI_COMM_SELF */
+    if (t == rank % 2) nap_ms(300);
+    MPI_Comm self_dup, d;
+    pthread_mutex_lock(&self_lock);
+    CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &self_dup));
+    pthread_mutex_unlock(&self_lock);
+    int s = -1;
+    CHECK_MPI(MPI_Comm_size(self_dup, &s));
+    CHECK(s == 1, "thread %d: dup of MPI_COMM_SELF has size %d", t, s);
+    CHECK_MPI(MPI_Comm_free(&self_dup));
+    CHECK_MPI(MPI_Comm_dup(tcomm[t], &d));
+    CHECK_MPI(MPI_Allreduce(&rank, &s, 1, MPI_INT, MPI_SUM, d));
+    CHECK(s == size * (size - 1) / 2, "thread %d: sum over a dup %d", t, s);
+    CHECK_MPI(MPI_Comm_free(&d));
+    return NULL;
+}
+
 /* ---- passive-target RMA and matched probes, per thread ------------------- */
 static void* rma_probe(void* arg) {
     const int t = (int)(intptr_t)arg;
@@ -316,6 +342,7 @@ int main(int argc, char** argv) {
     run(colls, NT);
     run(dups, NT);
     run(constructors, NT);
+    run(self_and_shared, 2);
     run(rma_probe, NT);
     for (int t = 0; t < NT; ++t) CHECK_MPI(MPI_Comm_free(&tcomm[t]));
 
