@@ -82,8 +82,13 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
                                         "invalid remote_leader %d: must be a rank of peer_comm "
                                         "[0, %d)",
                                         remote_leader, p->size);
-        else
+        else {
             link.remote_lpid = p->lpid(remote_leader);
+            if (!p->is_inter()) {
+                link.peer = p;
+                link.remote_rank = remote_leader;
+            }
+        }
     }
     dev::comm* out = nullptr;
     const status s = dev::intercomm_create(*c, local_leader, link, c->errhandler, out);

@@ -61,7 +61,7 @@ status agree_ids(comm& local, int leader, const channel& ch, uint32_t* ids, int 
                  bool offer) noexcept {
     const coll::reduction band = band_u64();
     uint64_t mine[context_mask_words + 1], theirs[context_mask_words + 1];
-    offer_scope busy(local.context_id);
+    offer_scope busy(local.context_id, n);
     for (int words : {8, context_mask_words}) {
         // The turn word (context_id.hpp) goes through the AND, the leaders'
         // exchange and the broadcast with the mask.
@@ -177,7 +177,8 @@ void give_back(const uint32_t* ids, int n) noexcept {
 status intercomm_create(comm& local, int local_leader, const leader_link& link, MPI_Errhandler eh,
                         comm*& out) noexcept {
     out = nullptr;
-    const channel ch{&bridge(), link.ctx, link.remote_lpid, link.tag};
+    const channel ch = link.peer ? channel{link.peer, link.peer->ctx_p2p(), link.remote_rank, link.tag}
+                                 : channel{&bridge(), link.ctx, link.remote_lpid, link.tag};
     std::vector<int> mine, theirs;
     // 1. The leaders swap their groups; every member checks for an overlap
     //    (both groups see the same lists, so both fail alike).

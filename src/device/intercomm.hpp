@@ -40,6 +40,15 @@ struct leader_link {
     uint32_t ctx;
     int remote_lpid;
     int tag;
+    // MPI_Intercomm_create with an intracommunicator peer_comm: the leaders
+    // talk in peer_comm itself (its point-to-point context, the user's tag,
+    // remote_rank its rank there), as the standard describes and MPICH
+    // does, so that calls from several threads with different peer
+    // communicators never match each other's messages. Else (an
+    // intercommunicator peer_comm, MPI_Intercomm_create_from_groups):
+    // context ctx of the world bridge, remote_lpid.
+    comm* peer = nullptr;
+    int remote_rank = -1;
 };
 
 // MPI_Intercomm_create over `local` (collective over it; `link` is used by
