@@ -132,7 +132,10 @@ int settle_all(const char* func, int count, MPI_Request reqs[], const pair_ref* 
     for (int i = 0; i < count; ++i) {
         MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         if (!r[i].u) {
-            if (st != MPI_STATUS_IGNORE) api::set_status_empty(st);
+            if (st != MPI_STATUS_IGNORE) {
+                api::set_status_empty(st);
+                st->MPI_ERROR = MPI_SUCCESS;
+            }
             continue;
         }
         MPI_Comm c = MPI_COMM_SELF;

@@ -83,7 +83,10 @@ int get_all(const char* func, int count, const MPI_Request reqs[], int* flag, MP
         bool bad;
         dev::request* w = target(reqs[i], bad);
         if (!w) {
-            if (st != MPI_STATUS_IGNORE) api::set_status_empty(st);
+            if (st != MPI_STATUS_IGNORE) {
+                api::set_status_empty(st);
+                st->MPI_ERROR = MPI_SUCCESS;
+            }
             continue;
         }
         if (const int rc = peek_status(reqs[i], w, st); rc != MPI_SUCCESS) return api::raise(MPI_COMM_SELF, rc);

@@ -130,6 +130,35 @@ int main(int argc, char** argv) {
         CHECK(msg == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL && cnt == 0 && x == 5,
               "receive of MPI_MESSAGE_NO_PROC");
         expect_class(MPI_Mrecv(&x, 1, MPI_INT, &msg, &st), MPI_ERR_REQUEST, "Mrecv of MPI_MESSAGE_NULL");
+        /* Calls that return one status leave its MPI_ERROR alone (MPI-4.1
+         * 3.2.5), also for MPI_PROC_NULL (MPICH's threads/pt2pt/mt_mprobe_*
+         * check it; MPICH and Open MPI do not touch it). */
+        {
+            MPI_Status s;
+            int fl = 0;
+            s.MPI_ERROR = 12345;
+            CHECK_MPI(MPI_Mprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &msg, &s));
+            CHECK(s.MPI_ERROR == 12345, "MPI_Mprobe(MPI_PROC_NULL) wrote MPI_ERROR %d", s.MPI_ERROR);
+            CHECK_MPI(MPI_Mrecv(&x, 1, MPI_INT, &msg, &s));
+            CHECK(s.MPI_ERROR == 12345, "MPI_Mrecv(MPI_MESSAGE_NO_PROC) wrote MPI_ERROR %d", s.MPI_ERROR);
+            CHECK_MPI(MPI_Improbe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &fl, &msg, &s));
+            CHECK(fl && s.MPI_ERROR == 12345, "MPI_Improbe(MPI_PROC_NULL) wrote MPI_ERROR %d", s.MPI_ERROR);
+            CHECK_MPI(MPI_Mrecv(&x, 1, MPI_INT, &msg, &s));
+            CHECK_MPI(MPI_Probe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &s));
+            CHECK(s.MPI_ERROR == 12345, "MPI_Probe(MPI_PROC_NULL) wrote MPI_ERROR %d", s.MPI_ERROR);
+            CHECK_MPI(MPI_Iprobe(MPI_PROC_NULL, 3, MPI_COMM_WORLD, &fl, &s));
+            CHECK(s.MPI_ERROR == 12345, "MPI_Iprobe(MPI_PROC_NULL) wrote MPI_ERROR %d", s.MPI_ERROR);
+            CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &s));
+            CHECK(s.MPI_ERROR == 12345, "MPI_Recv(MPI_PROC_NULL) wrote MPI_ERROR %d", s.MPI_ERROR);
+            MPI_Request q = MPI_REQUEST_NULL;
+            CHECK_MPI(MPI_Wait(&q, &s));
+            CHECK(s.MPI_ERROR == 12345 && s.MPI_SOURCE == MPI_ANY_SOURCE, "MPI_Wait(MPI_REQUEST_NULL) status");
+            MPI_Status ss[2];
+            MPI_Request qs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+            ss[0].MPI_ERROR = ss[1].MPI_ERROR = 12345;
+            CHECK_MPI(MPI_Waitall(2, qs, ss));
+            CHECK(ss[0].MPI_SOURCE == MPI_ANY_SOURCE && ss[1].MPI_TAG == MPI_ANY_TAG, "MPI_Waitall of null requests");
+        }
         if (size > 1) {
             int y[4] = {0, 0, 0, 0};
             CHECK_MPI(MPI_Mprobe(1, 4, MPI_COMM_WORLD, &msg, &st));
