@@ -42,7 +42,7 @@ int resolve(const char* func, int count, const MPI_Request reqs[]) {
 }
 
 // The status of complete request h (its wait target w), without settling it.
-int peek_status(MPI_Request h, dev::request* w, MPI_Status* st) noexcept {
+int peek_status(MPI_Request h, dev::request* w, MPI_Status* st, bool set_error = true) noexcept {
     if (st == MPI_STATUS_IGNORE) st = nullptr;
     dev::request* u = dev::request_from_handle(reinterpret_cast<uintptr_t>(h));
     if (api::grequest* g = api::grequest_of(u)) {  // from the user's query function
@@ -53,7 +53,7 @@ int peek_status(MPI_Request h, dev::request* w, MPI_Status* st) noexcept {
     }
     if (st) {
         api::fill_status(st, w);
-        st->MPI_ERROR = MPI_SUCCESS;
+        if (set_error) st->MPI_ERROR = MPI_SUCCESS;  // not by the single-status get_any
     }
     return MPI_SUCCESS;
 }
@@ -130,7 +130,7 @@ int get_any(const char* func, int count, const MPI_Request reqs[], int* index, i
     *flag = found >= 0;
     if (found < 0) return MPI_SUCCESS;
     bool bad;
-    const int rc = peek_status(reqs[found], target(reqs[found], bad), status);
+    const int rc = peek_status(reqs[found], target(reqs[found], bad), status, false);
     return rc == MPI_SUCCESS ? rc : api::raise(MPI_COMM_SELF, rc);
 }
 

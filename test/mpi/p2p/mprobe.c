@@ -151,6 +151,13 @@ int main(int argc, char** argv) {
             CHECK_MPI(MPI_Recv(&x, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &s));
             CHECK(s.MPI_ERROR == 12345, "MPI_Recv(MPI_PROC_NULL) wrote MPI_ERROR %d", s.MPI_ERROR);
             MPI_Request q = MPI_REQUEST_NULL;
+            int idx = -1;
+            CHECK_MPI(MPI_Irecv(&x, 1, MPI_INT, MPI_PROC_NULL, 3, MPI_COMM_WORLD, &q));
+            CHECK_MPI(MPI_Request_get_status_any(1, &q, &idx, &fl, &s));
+            CHECK(fl && idx == 0 && s.MPI_ERROR == 12345, "MPI_Request_get_status_any wrote MPI_ERROR %d",
+                  s.MPI_ERROR);
+            CHECK_MPI(MPI_Wait(&q, &s));
+            CHECK(q == MPI_REQUEST_NULL && s.MPI_ERROR == 12345, "MPI_Wait of a PROC_NULL receive wrote MPI_ERROR");
             CHECK_MPI(MPI_Wait(&q, &s));
             CHECK(s.MPI_ERROR == 12345 && s.MPI_SOURCE == MPI_ANY_SOURCE, "MPI_Wait(MPI_REQUEST_NULL) status");
             MPI_Status ss[2];
