@@ -131,16 +131,19 @@ static void* colls(void* arg) {
     return NULL;
 }
 
+/* MPI_Comm_dup of thread t's communicator, a sum over the copy, free. */
+static void dup_and_sum(int t) {
+    MPI_Comm d;
+    CHECK_MPI(MPI_Comm_dup(tcomm[t], &d));
+    int s = 0;
+    CHECK_MPI(MPI_Allreduce(&rank, &s, 1, MPI_INT, MPI_SUM, d));
+    CHECK(s == size * (size - 1) / 2, "thread %d: sum over a dup %d", t, s);
+    CHECK_MPI(MPI_Comm_free(&d));
+}
+
 static void* dups(void* arg) {
     const int t = (int)(intptr_t)arg;
-    for (int it = 0; it < 20; ++it) {
-        MPI_Comm d;
-        CHECK_MPI(MPI_Comm_dup(tcomm[t], &d));
-        int s = 0;
-        CHECK_MPI(MPI_Allreduce(&rank, &s, 1, MPI_INT, MPI_SUM, d));
-        CHECK(s == size * (size - 1) / 2, "thread %d: sum over a dup %d", t, s);
-        CHECK_MPI(MPI_Comm_free(&d));
-    }
+    for (int it = 0; it < 20; ++it) dup_and_sum(t);
     return NULL;
 }
 
@@ -203,7 +206,7 @@ static void* self_and_shared(void* arg) {
     /* rank t's thread t comes late: the other ranks' thread t waits for it
      * in the dup of tcomm[t] while their other threads dup MPI_COMM_SELF */
     if (t == rank % 2) nap_ms(300);
-    MPI_Comm self_dup, d;
+    MPI_Comm self_dup;
     pthread_mutex_lock(&self_lock);
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_SELF, &self_dup));
     pthread_mutex_unlock(&self_lock);
@@ -211,10 +214,7 @@ static void* self_and_shared(void* arg) {
     CHECK_MPI(MPI_Comm_size(self_dup, &s));
     CHECK(s == 1, "thread %d: dup of MPI_COMM_SELF has size %d", t, s);
     CHECK_MPI(MPI_Comm_free(&self_dup));
-    CHECK_MPI(MPI_Comm_dup(tcomm[t], &d));
-    CHECK_MPI(MPI_Allreduce(&rank, &s, 1, MPI_INT, MPI_SUM, d));
-    CHECK(s == size * (size - 1) / 2, "thread %d: sum over a dup %d", t, s);
-    CHECK_MPI(MPI_Comm_free(&d));
+    dup_and_sum(t);
     return NULL;
 }
 
